@@ -1,1 +1,43 @@
-//! agent-builtins
+//! `agent-builtins`: the built-in skills, compiled to components and signed
+//! by `build.rs` with a key generated for that build (its private half is
+//! discarded), embedded in the binary, and verified on every load like any
+//! other skill.
+#![deny(missing_docs)]
+
+use agent_trust::PublicKey;
+
+/// One built-in skill.
+#[derive(Debug, Clone, Copy)]
+pub struct Builtin {
+    /// The skill's name.
+    pub name: &'static str,
+    /// Its SKILL.yaml text.
+    pub manifest: &'static str,
+    /// The signed component.
+    pub component: &'static [u8],
+}
+
+const BUILTINS: &[Builtin] = &[Builtin {
+    name: "core-tools",
+    manifest: include_str!("../../../builtin-skills/core-tools/SKILL.yaml"),
+    component: include_bytes!(concat!(env!("OUT_DIR"), "/core_tools.wasm")),
+}];
+
+/// Every built-in skill.
+pub fn all() -> &'static [Builtin] {
+    BUILTINS
+}
+
+/// The public key that signed the built-ins of this binary.
+///
+/// # Panics
+/// Never for a binary produced by this crate's build script, which writes
+/// a valid key; a corrupted build fails here loudly rather than trusting
+/// anything else.
+pub fn public_key() -> PublicKey {
+    let text = include_str!(concat!(env!("OUT_DIR"), "/builtin.pub"));
+    match PublicKey::parse(text) {
+        Ok((key, _)) => key,
+        Err(e) => panic!("the built-in skills' public key embedded at build time is invalid: {e}"),
+    }
+}

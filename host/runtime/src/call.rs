@@ -1,0 +1,398 @@
+//! Instantiating a skill in a fresh Store and calling its exports.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use agent_manifest::Permission;
+use wasmtime::component::{Instance, ResourceTable};
+use wasmtime::{Store, StoreLimitsBuilder, Trap};
+use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
+use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
+
+use crate::bindings::types::{SkillError, ToolSpec};
+use crate::engine::EPOCH_TICK;
+use crate::host::truncate_utf8;
+use crate::inspect::ExportKind;
+use crate::skill::Skill;
+use crate::state::{CallContext, FileAccess, GUEST_PROJECT_ROOT, HostState, LogLine};
+use crate::{Access, Runtime};
+
+/// Why a call into a skill did not produce a result.
+#[derive(Debug, thiserror::Error)]
+pub enum CallError {
+    /// The call ran past its time limit and was stopped.
+    #[error("skill `{skill}` was stopped: it ran longer than its {limit:?} time limit")]
+    Timeout {
+        /// Skill name.
+        skill: String,
+        /// The limit.
+        limit: Duration,
+    },
+    /// The guest tried to grow its memory past the limit.
+    #[error(
+        "skill `{skill}` was stopped: it tried to use more than its {limit_mib} MiB memory limit"
+    )]
+    OutOfMemory {
+        /// Skill name.
+        skill: String,
+        /// The limit in MiB.
+        limit_mib: usize,
+    },
+    /// The guest trapped (a panic, `unreachable`, a bad memory access...).
+    #[error("skill `{skill}` crashed (trap): {message}")]
+    Trap {
+        /// Skill name.
+        skill: String,
+        /// The trap and its guest backtrace.
+        message: String,
+    },
+    /// The component does not export what was called.
+    #[error("skill `{skill}` does not export `{export}`")]
+    NotExported {
+        /// Skill name.
+        skill: String,
+        /// The missing export.
+        export: String,
+    },
+    /// The instance trapped earlier and cannot be entered again.
+    #[error("skill `{skill}`: this instance trapped earlier; a new one is needed")]
+    Poisoned {
+        /// Skill name.
+        skill: String,
+    },
+    /// Instantiation or host setup failed.
+    #[error("skill `{skill}`: {message}")]
+    Host {
+        /// Skill name.
+        skill: String,
+        /// What failed.
+        message: String,
+    },
+}
+
+/// A tool's output as the host passes it on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolOutput {
+    /// The output text (cut at the output cap, with a note).
+    pub text: String,
+    /// Whether it was cut.
+    pub truncated: bool,
+}
+
+/// A live instance of one skill in its own Store. Dropping it frees
+/// everything; after a trap it refuses further calls.
+pub struct SkillInstance<'s> {
+    skill: &'s Skill,
+    store: Store<HostState>,
+    instance: Instance,
+    timeout: Duration,
+    memory_limit: usize,
+    output_cap: usize,
+    poisoned: bool,
+}
+
+impl Runtime {
+    /// Creates a fresh Store for `skill` with a WASI context built from its
+    /// grants, and instantiates it.
+    ///
+    /// File permissions decide the mount of the project root at `/project`
+    /// (read-write with `file:write` granted, read-only with `file:read`);
+    /// `env:read` decides which of the manifest's `env` variables are set.
+    ///
+    /// # Errors
+    /// [`CallError::Host`] when the skill has no component or instantiation fails.
+    pub async fn instantiate<'s>(
+        &self,
+        skill: &'s Skill,
+        ctx: &Arc<CallContext>,
+    ) -> Result<SkillInstance<'s>, CallError> {
+        let host_err = |message: String| CallError::Host {
+            skill: skill.name().to_string(),
+            message,
+        };
+        let pre = skill
+            .pre
+            .as_ref()
+            .ok_or_else(|| host_err("it has no component to run".into()))?;
+        let scope = &skill.scope;
+        let check = |perm: Permission, detail: &str| {
+            if !scope.declares(perm) {
+                return false;
+            }
+            let access = ctx.authorizer.check(&crate::AccessRequest {
+                skill: &scope.name,
+                permission: perm,
+                declared: true,
+                scope: None,
+                detail,
+            });
+            matches!(access, Access::Granted)
+        };
+
+        let uses_fs = skill.info.as_ref().is_some_and(|i| i.uses_filesystem());
+        let root_display = ctx.project_root.display().to_string();
+        let file_access = if !uses_fs {
+            None
+        } else if check(
+            Permission::FileWrite,
+            &format!("read and write files in {root_display}"),
+        ) {
+            Some(FileAccess::ReadWrite)
+        } else if check(
+            Permission::FileRead,
+            &format!("read files in {root_display}"),
+        ) {
+            Some(FileAccess::ReadOnly)
+        } else {
+            None
+        };
+
+        let stdout = MemoryOutputPipe::new(self.limits.output_cap);
+        let mut wasi = WasiCtxBuilder::new();
+        wasi.stdout(stdout.clone()).stderr(stdout.clone());
+        if let Some(access) = file_access {
+            let perms = match access {
+                FileAccess::ReadOnly => FsPerms::ReadOnly,
+                FileAccess::ReadWrite => FsPerms::ReadWrite,
+            };
+            wasi.preopened_dir(&ctx.project_root, GUEST_PROJECT_ROOT, perms)
+                .map_err(|e| host_err(format!("mounting the project root: {e}")))?;
+            wasi.env("PWD", GUEST_PROJECT_ROOT);
+        }
+        if scope.declares(Permission::EnvRead) && !scope.env.is_empty() {
+            for name in &scope.env {
+                let Ok(value) = std::env::var(name) else {
+                    continue;
+                };
+                let access = ctx.authorizer.check(&crate::AccessRequest {
+                    skill: &scope.name,
+                    permission: Permission::EnvRead,
+                    declared: true,
+                    scope: Some(name),
+                    detail: &format!("read environment variable {name}"),
+                });
+                if matches!(access, Access::Granted) {
+                    wasi.env(name, value);
+                }
+            }
+        }
+
+        let limits = StoreLimitsBuilder::new()
+            .memory_size(self.limits.memory)
+            .instances(64)
+            .tables(64)
+            .memories(16)
+            .trap_on_grow_failure(true)
+            .build();
+        let state = HostState {
+            wasi: wasi.build(),
+            table: ResourceTable::new(),
+            limits,
+            skill: scope.clone(),
+            ctx: ctx.clone(),
+            policy: self.limits.clone(),
+            file_access,
+            logs: Vec::new(),
+            logs_dropped: 0,
+            exec_count: 0,
+            http_count: 0,
+            stdout,
+        };
+        let mut store = Store::new(&self.engine, state);
+        store.limiter(|s| &mut s.limits);
+        store.epoch_deadline_trap();
+        store.set_epoch_deadline(ticks(self.limits.call_timeout));
+        let instance = pre.instantiate_async(&mut store).await.map_err(|e| {
+            classify(
+                skill.name(),
+                e,
+                self.limits.call_timeout,
+                self.limits.memory,
+            )
+        })?;
+        Ok(SkillInstance {
+            skill,
+            store,
+            instance,
+            timeout: self.limits.call_timeout,
+            memory_limit: self.limits.memory,
+            output_cap: self.limits.output_cap,
+            poisoned: false,
+        })
+    }
+
+    /// Instantiates `skill`, calls one tool, and drops the instance.
+    ///
+    /// # Errors
+    /// See [`SkillInstance::call_tool`].
+    pub async fn call_tool(
+        &self,
+        skill: &Skill,
+        ctx: &Arc<CallContext>,
+        tool: &str,
+        input: &str,
+    ) -> Result<(Result<ToolOutput, SkillError>, Vec<LogLine>), CallError> {
+        let mut instance = self.instantiate(skill, ctx).await?;
+        let result = instance.call_tool(tool, input).await?;
+        Ok((result, instance.take_logs()))
+    }
+
+    /// Instantiates `skill` and lists its tools.
+    ///
+    /// # Errors
+    /// See [`SkillInstance::list_tools`].
+    pub async fn list_tools(
+        &self,
+        skill: &Skill,
+        ctx: &Arc<CallContext>,
+    ) -> Result<Vec<ToolSpec>, CallError> {
+        self.instantiate(skill, ctx).await?.list_tools().await
+    }
+}
+
+fn ticks(timeout: Duration) -> u64 {
+    (timeout.as_millis() / EPOCH_TICK.as_millis()).max(1) as u64 + 1
+}
+
+fn classify(skill: &str, e: wasmtime::Error, timeout: Duration, memory: usize) -> CallError {
+    if let Some(Trap::Interrupt) = e.downcast_ref::<Trap>() {
+        return CallError::Timeout {
+            skill: skill.to_string(),
+            limit: timeout,
+        };
+    }
+    let message = format!("{e:?}");
+    if message.contains("forcing trap when growing memory") {
+        return CallError::OutOfMemory {
+            skill: skill.to_string(),
+            limit_mib: memory / (1024 * 1024),
+        };
+    }
+    CallError::Trap {
+        skill: skill.to_string(),
+        message,
+    }
+}
+
+impl SkillInstance<'_> {
+    fn enter(&mut self, kind: ExportKind) -> Result<(), CallError> {
+        if self.poisoned {
+            return Err(CallError::Poisoned {
+                skill: self.skill.name().to_string(),
+            });
+        }
+        if !self.skill.exports(kind) {
+            return Err(CallError::NotExported {
+                skill: self.skill.name().to_string(),
+                export: kind.export_name(),
+            });
+        }
+        self.store.set_epoch_deadline(ticks(self.timeout));
+        Ok(())
+    }
+
+    fn fail(&mut self, e: wasmtime::Error) -> CallError {
+        self.poisoned = true;
+        classify(self.skill.name(), e, self.timeout, self.memory_limit)
+    }
+
+    /// The tools the skill offers.
+    ///
+    /// # Errors
+    /// A [`CallError`] when the guest traps or runs out of time or memory.
+    pub async fn list_tools(&mut self) -> Result<Vec<ToolSpec>, CallError> {
+        self.enter(ExportKind::Tool)?;
+        let guest = self.load_tool()?;
+        match guest.call_list_tools(&mut self.store).await {
+            Ok(tools) => Ok(tools),
+            Err(e) => Err(self.fail(e)),
+        }
+    }
+
+    /// Calls tool `name` with JSON `input`. The outer `Result` is the host's
+    /// (trap, timeout, memory); the inner one is the tool's own error.
+    ///
+    /// # Errors
+    /// A [`CallError`] when the guest traps or runs out of time or memory.
+    pub async fn call_tool(
+        &mut self,
+        name: &str,
+        input: &str,
+    ) -> Result<Result<ToolOutput, SkillError>, CallError> {
+        self.enter(ExportKind::Tool)?;
+        let guest = self.load_tool()?;
+        let input = input.to_string();
+        match guest.call_call_tool(&mut self.store, name, &input).await {
+            Ok(Ok(text)) => Ok(Ok(self.cap_output(text))),
+            Ok(Err(err)) => Ok(Err(self.cap_error(err))),
+            Err(e) => Err(self.fail(e)),
+        }
+    }
+
+    fn load_tool(&mut self) -> Result<crate::bindings::tool::Guest, CallError> {
+        let idx = self
+            .skill
+            .exports
+            .tool
+            .as_ref()
+            .ok_or_else(|| CallError::NotExported {
+                skill: self.skill.name().to_string(),
+                export: ExportKind::Tool.export_name(),
+            })?;
+        idx.load(&mut self.store, &self.instance)
+            .map_err(|e| CallError::Host {
+                skill: self.skill.name().to_string(),
+                message: format!("{e}"),
+            })
+    }
+
+    fn cap_output(&self, mut text: String) -> ToolOutput {
+        let original = text.len();
+        let truncated = truncate_utf8(&mut text, self.output_cap);
+        if truncated {
+            text.push_str(&format!(
+                "\n[output truncated: {original} bytes, the cap is {} bytes]",
+                self.output_cap
+            ));
+        }
+        ToolOutput { text, truncated }
+    }
+
+    fn cap_error(&self, err: SkillError) -> SkillError {
+        let cap = |mut s: String| {
+            if truncate_utf8(&mut s, self.output_cap) {
+                s.push_str(" [truncated]");
+            }
+            s
+        };
+        match err {
+            SkillError::InvalidInput(s) => SkillError::InvalidInput(cap(s)),
+            SkillError::NotFound(s) => SkillError::NotFound(cap(s)),
+            SkillError::Denied(s) => SkillError::Denied(cap(s)),
+            SkillError::Failed(s) => SkillError::Failed(cap(s)),
+        }
+    }
+
+    /// The log lines the guest wrote so far (and how many were dropped).
+    pub fn take_logs(&mut self) -> Vec<LogLine> {
+        let data = self.store.data_mut();
+        let mut logs = std::mem::take(&mut data.logs);
+        if data.logs_dropped > 0 {
+            logs.push(LogLine {
+                level: "warn".into(),
+                message: format!("{} more log lines were dropped", data.logs_dropped),
+            });
+        }
+        logs
+    }
+
+    /// What the guest printed to stdout/stderr (capped).
+    pub fn printed(&self) -> String {
+        String::from_utf8_lossy(&self.store.data().stdout.contents()).into_owned()
+    }
+
+    /// The file access this instance was given.
+    pub fn file_access(&self) -> Option<FileAccess> {
+        self.store.data().file_access
+    }
+}

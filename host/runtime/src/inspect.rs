@@ -1,0 +1,362 @@
+//! What a component imports and exports, and what that means: which
+//! permission each import needs, which skill type each export serves.
+
+use agent_manifest::{Manifest, Permission, SkillType};
+use serde::Serialize;
+use wasmtime::Engine;
+use wasmtime::component::Component;
+
+/// The WIT package version this host implements.
+pub const WIT_VERSION: &str = "0.1.0";
+const AGENT_PREFIX: &str = "agent:skill/";
+
+/// What an import requires of the manifest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", content = "value", rename_all = "kebab-case")]
+pub enum ImportNeed {
+    /// Always available (log, project, config, syntax, WASI basics).
+    Nothing,
+    /// Needs this permission declared.
+    Permission(Permission),
+    /// Never linked by this host (`wasi:sockets`, `wasi:http`).
+    Forbidden(String),
+    /// Not provided by this host at all.
+    Unknown(String),
+}
+
+/// One import with what it needs.
+#[derive(Debug, Clone, Serialize)]
+pub struct ImportInfo {
+    /// Full import name, e.g. `agent:skill/exec@0.1.0`.
+    pub name: String,
+    /// What it requires.
+    pub need: ImportNeed,
+}
+
+/// The agent exports a component can have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ExportKind {
+    /// `agent:skill/tool`
+    Tool,
+    /// `agent:skill/prompt`
+    Prompt,
+    /// `agent:skill/workflow`
+    Workflow,
+    /// `agent:skill/scanner`
+    Scanner,
+    /// `agent:skill/transform`
+    Transform,
+    /// `agent:skill/hooks`
+    Hooks,
+}
+
+impl ExportKind {
+    /// The interface name without package and version.
+    pub fn interface(self) -> &'static str {
+        match self {
+            ExportKind::Tool => "tool",
+            ExportKind::Prompt => "prompt",
+            ExportKind::Workflow => "workflow",
+            ExportKind::Scanner => "scanner",
+            ExportKind::Transform => "transform",
+            ExportKind::Hooks => "hooks",
+        }
+    }
+
+    /// The full export name for this host's WIT version.
+    pub fn export_name(self) -> String {
+        format!("{AGENT_PREFIX}{}@{WIT_VERSION}", self.interface())
+    }
+
+    /// The manifest type this export serves (`None` for hooks, which any
+    /// skill may export).
+    pub fn skill_type(self) -> Option<SkillType> {
+        match self {
+            ExportKind::Tool => Some(SkillType::Tool),
+            ExportKind::Prompt => Some(SkillType::Prompt),
+            ExportKind::Workflow => Some(SkillType::Workflow),
+            ExportKind::Scanner => Some(SkillType::SecurityRule),
+            ExportKind::Transform => Some(SkillType::Transform),
+            ExportKind::Hooks => None,
+        }
+    }
+
+    /// The export a manifest type requires.
+    pub fn for_type(t: SkillType) -> ExportKind {
+        match t {
+            SkillType::Tool => ExportKind::Tool,
+            SkillType::Prompt => ExportKind::Prompt,
+            SkillType::Workflow => ExportKind::Workflow,
+            SkillType::SecurityRule => ExportKind::Scanner,
+            SkillType::Transform => ExportKind::Transform,
+        }
+    }
+
+    const ALL: [ExportKind; 6] = [
+        ExportKind::Tool,
+        ExportKind::Prompt,
+        ExportKind::Workflow,
+        ExportKind::Scanner,
+        ExportKind::Transform,
+        ExportKind::Hooks,
+    ];
+}
+
+/// A component's interface, classified.
+#[derive(Debug, Clone, Serialize)]
+pub struct ComponentInfo {
+    /// Every import with what it needs.
+    pub imports: Vec<ImportInfo>,
+    /// Recognised agent exports.
+    pub exports: Vec<ExportKind>,
+    /// Exports this host does not understand (listed by `inspect`).
+    pub other_exports: Vec<String>,
+}
+
+impl ComponentInfo {
+    /// Reads a compiled component's imports and exports.
+    pub fn of(component: &Component, engine: &Engine) -> ComponentInfo {
+        let ty = component.component_type();
+        let imports = ty
+            .imports(engine)
+            .map(|(name, _)| ImportInfo {
+                name: name.to_string(),
+                need: classify_import(name),
+            })
+            .collect();
+        let mut exports = Vec::new();
+        let mut other_exports = Vec::new();
+        for (name, _) in ty.exports(engine) {
+            match ExportKind::ALL
+                .into_iter()
+                .find(|k| k.export_name() == name)
+            {
+                Some(kind) => exports.push(kind),
+                None => other_exports.push(name.to_string()),
+            }
+        }
+        ComponentInfo {
+            imports,
+            exports,
+            other_exports,
+        }
+    }
+
+    /// The permissions the imports need, sorted and deduplicated.
+    pub fn needed_permissions(&self) -> Vec<Permission> {
+        let mut perms: Vec<Permission> = self
+            .imports
+            .iter()
+            .filter_map(|i| match i.need {
+                ImportNeed::Permission(p) => Some(p),
+                _ => None,
+            })
+            .collect();
+        perms.sort();
+        perms.dedup();
+        perms
+    }
+
+    /// Whether the component imports the WASI filesystem (so file
+    /// permissions can take effect).
+    pub fn uses_filesystem(&self) -> bool {
+        self.imports
+            .iter()
+            .any(|i| i.name.starts_with("wasi:filesystem/"))
+    }
+}
+
+/// Classifies one import name.
+pub fn classify_import(name: &str) -> ImportNeed {
+    if let Some(rest) = name.strip_prefix(AGENT_PREFIX) {
+        let (iface, version) = rest.split_once('@').unwrap_or((rest, ""));
+        if version != WIT_VERSION {
+            return ImportNeed::Unknown(format!(
+                "built against agent:skill@{}, this host provides agent:skill@{WIT_VERSION}",
+                if version.is_empty() { "?" } else { version }
+            ));
+        }
+        return match iface {
+            "types" | "log" | "project" | "config" | "syntax" => ImportNeed::Nothing,
+            "exec" => ImportNeed::Permission(Permission::ShellExec),
+            "http" => ImportNeed::Permission(Permission::NetFetch),
+            "llm" => ImportNeed::Permission(Permission::LlmCall),
+            "git" => ImportNeed::Permission(Permission::GitRead),
+            "git-write" => ImportNeed::Permission(Permission::GitWrite),
+            "skills" => ImportNeed::Permission(Permission::SkillInvoke),
+            other => ImportNeed::Unknown(format!(
+                "no interface `{other}` in agent:skill@{WIT_VERSION}"
+            )),
+        };
+    }
+    if name.starts_with("wasi:sockets/") {
+        return ImportNeed::Forbidden(
+            "raw network access is never linked; use the `http` import with net:fetch".into(),
+        );
+    }
+    if name.starts_with("wasi:http/") {
+        return ImportNeed::Forbidden(
+            "wasi:http is never linked; use the agent `http` import with net:fetch".into(),
+        );
+    }
+    let wasi_ok = [
+        "wasi:io/",
+        "wasi:clocks/",
+        "wasi:random/",
+        "wasi:cli/",
+        "wasi:filesystem/",
+    ];
+    if wasi_ok.iter().any(|p| name.starts_with(p)) {
+        let version = name.split_once('@').map(|(_, v)| v).unwrap_or("");
+        if version.starts_with("0.2.") {
+            return ImportNeed::Nothing;
+        }
+        return ImportNeed::Unknown(format!(
+            "WASI version {version} is not supported (this host links WASI 0.2)"
+        ));
+    }
+    ImportNeed::Unknown("not provided by this host".into())
+}
+
+/// A reason the component does not fit its manifest.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Mismatch {
+    /// An import needs a permission the manifest does not declare.
+    #[error(
+        "the component imports `{import}`, which needs permission `{permission}`, but SKILL.yaml does not declare it (add `{permission}` to `permissions`, or remove the import)"
+    )]
+    UndeclaredImport {
+        /// The import name.
+        import: String,
+        /// The permission it needs.
+        permission: Permission,
+    },
+    /// An import this host never links.
+    #[error("the component imports `{import}`, which this host never provides: {reason}")]
+    ForbiddenImport {
+        /// The import name.
+        import: String,
+        /// Why.
+        reason: String,
+    },
+    /// An import this host does not know.
+    #[error("the component imports `{import}`: {reason}")]
+    UnknownImport {
+        /// The import name.
+        import: String,
+        /// Why.
+        reason: String,
+    },
+    /// A declared type whose export is missing.
+    #[error("SKILL.yaml declares type `{skill_type}` but the component does not export `{export}`")]
+    MissingExport {
+        /// The manifest type.
+        skill_type: String,
+        /// The export it needs.
+        export: String,
+    },
+    /// An export whose type is not declared.
+    #[error(
+        "the component exports `{export}` but SKILL.yaml's `types` does not include `{skill_type}`"
+    )]
+    UndeclaredExport {
+        /// The export.
+        export: String,
+        /// The type it serves.
+        skill_type: String,
+    },
+}
+
+/// Checks imports against declared permissions, then exports against the
+/// manifest's types. Returns every mismatch, imports first.
+pub fn check(info: &ComponentInfo, manifest: &Manifest) -> Vec<Mismatch> {
+    let mut problems = Vec::new();
+    for import in &info.imports {
+        match &import.need {
+            ImportNeed::Nothing => {}
+            ImportNeed::Permission(p) => {
+                if !manifest.declares(*p) {
+                    problems.push(Mismatch::UndeclaredImport {
+                        import: import.name.clone(),
+                        permission: *p,
+                    });
+                }
+            }
+            ImportNeed::Forbidden(reason) => problems.push(Mismatch::ForbiddenImport {
+                import: import.name.clone(),
+                reason: reason.clone(),
+            }),
+            ImportNeed::Unknown(reason) => problems.push(Mismatch::UnknownImport {
+                import: import.name.clone(),
+                reason: reason.clone(),
+            }),
+        }
+    }
+    for t in &manifest.types {
+        let kind = ExportKind::for_type(*t);
+        let satisfied_by_file = *t == SkillType::Prompt
+            && manifest
+                .prompt
+                .as_ref()
+                .is_some_and(|p| p.system_prompt_file.is_some());
+        if !info.exports.contains(&kind) && !satisfied_by_file {
+            problems.push(Mismatch::MissingExport {
+                skill_type: t.to_string(),
+                export: kind.export_name(),
+            });
+        }
+    }
+    for kind in &info.exports {
+        if let Some(t) = kind.skill_type()
+            && !manifest.types.contains(&t)
+        {
+            problems.push(Mismatch::UndeclaredExport {
+                export: kind.export_name(),
+                skill_type: t.to_string(),
+            });
+        }
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn imports_map_to_permissions() {
+        assert_eq!(
+            classify_import("agent:skill/exec@0.1.0"),
+            ImportNeed::Permission(Permission::ShellExec)
+        );
+        assert_eq!(
+            classify_import("agent:skill/git-write@0.1.0"),
+            ImportNeed::Permission(Permission::GitWrite)
+        );
+        assert_eq!(
+            classify_import("agent:skill/log@0.1.0"),
+            ImportNeed::Nothing
+        );
+        assert_eq!(
+            classify_import("wasi:filesystem/types@0.2.6"),
+            ImportNeed::Nothing
+        );
+        assert!(matches!(
+            classify_import("wasi:sockets/tcp@0.2.6"),
+            ImportNeed::Forbidden(_)
+        ));
+        assert!(matches!(
+            classify_import("wasi:http/outgoing-handler@0.2.6"),
+            ImportNeed::Forbidden(_)
+        ));
+        assert!(matches!(
+            classify_import("agent:skill/exec@0.2.0"),
+            ImportNeed::Unknown(_)
+        ));
+        assert!(matches!(
+            classify_import("acme:thing/x"),
+            ImportNeed::Unknown(_)
+        ));
+    }
+}

@@ -1,0 +1,424 @@
+//! Loading a skill: read, verify the signature, compile (or load the cached
+//! artifact), check imports against permissions and exports against types,
+//! and prepare an `InstancePre`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use agent_manifest::{Manifest, ManifestError};
+use agent_trust::{KeyId, PublicKey, TrustError, TrustStore};
+use serde::Serialize;
+use wasmtime::component::InstancePre;
+
+use crate::Runtime;
+use crate::bindings::{hooks, prompt, scanner, tool, transform, workflow};
+use crate::engine::CacheOutcome;
+use crate::inspect::{self, ComponentInfo, ExportKind, Mismatch};
+use crate::state::{HostState, SkillScope};
+
+/// Where a skill was found. Later sources override earlier ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Origin {
+    /// Compiled into the binary.
+    Builtin,
+    /// `~/.config/agent/skills/`.
+    User,
+    /// The project's `.agent/skills/`.
+    Project,
+    /// Named with `--skills` on the command line.
+    CommandLine,
+    /// A path given to `skill test`, `inspect` or `call`.
+    Path,
+}
+
+impl Origin {
+    /// Lower-case name for listings.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Builtin => "builtin",
+            Origin::User => "user",
+            Origin::Project => "project",
+            Origin::CommandLine => "command-line",
+            Origin::Path => "path",
+        }
+    }
+
+    /// Whether `--allow-unsigned` may apply (local development paths only).
+    pub fn is_local_development(self) -> bool {
+        matches!(self, Origin::Project | Origin::CommandLine | Origin::Path)
+    }
+}
+
+/// A skill as found on disk (or in the binary), not yet verified.
+#[derive(Debug, Clone)]
+pub struct SkillPackage {
+    /// The parsed manifest.
+    pub manifest: Manifest,
+    /// The skill's directory (`None` for built-ins).
+    pub dir: Option<PathBuf>,
+    /// The component bytes (`None` for a prompt-only skill).
+    pub component: Option<Arc<[u8]>>,
+    /// Where it was found.
+    pub origin: Origin,
+}
+
+impl SkillPackage {
+    /// Reads `dir/SKILL.yaml` and the component it names.
+    ///
+    /// # Errors
+    /// A manifest error naming file, field and line, or a read error naming
+    /// the component file.
+    pub fn from_dir(dir: &Path, origin: Origin) -> Result<SkillPackage, LoadError> {
+        let manifest = Manifest::load_dir(dir).map_err(LoadError::Manifest)?;
+        let component = match &manifest.implementation {
+            Some(imp) => {
+                let path = dir.join(&imp.component);
+                let bytes = std::fs::read(&path).map_err(|source| LoadError::Read {
+                    skill: manifest.name.clone(),
+                    path: path.clone(),
+                    source,
+                })?;
+                Some(Arc::from(bytes))
+            }
+            None => None,
+        };
+        Ok(SkillPackage {
+            manifest,
+            dir: Some(dir.to_path_buf()),
+            component,
+            origin,
+        })
+    }
+}
+
+/// Which keys the host trusts, and whether unsigned local skills may load.
+#[derive(Debug, Clone)]
+pub struct TrustPolicy {
+    /// The user's trusted publisher keys.
+    pub store: TrustStore,
+    /// The key that signed the built-ins (trusted for built-ins only).
+    pub builtin_key: Option<PublicKey>,
+    /// `--allow-unsigned`: load unsigned skills from local development paths.
+    pub allow_unsigned: bool,
+}
+
+/// Who signed a loaded skill.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "status", content = "key")]
+pub enum Signer {
+    /// Verified signature by this key.
+    Key(String),
+    /// The built-ins' key.
+    Builtin(String),
+    /// Loaded unsigned under `--allow-unsigned`.
+    Unsigned,
+    /// A prompt-only skill without a component.
+    NoComponent,
+}
+
+/// Why a skill could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// SKILL.yaml is invalid.
+    #[error(transparent)]
+    Manifest(ManifestError),
+    /// A file could not be read.
+    #[error("skill `{skill}`: reading {path}: {source}")]
+    Read {
+        /// Skill name.
+        skill: String,
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The signature check failed.
+    #[error("skill `{skill}` refused: {source}")]
+    Signature {
+        /// Skill name.
+        skill: String,
+        /// Why.
+        source: TrustError,
+    },
+    /// `--allow-unsigned` was given for a skill that is not a local path.
+    #[error(
+        "skill `{skill}` is unsigned; --allow-unsigned applies only to local development paths (project skills, --skills and paths), not to {origin} skills"
+    )]
+    UnsignedNotAllowed {
+        /// Skill name.
+        skill: String,
+        /// Its origin.
+        origin: &'static str,
+    },
+    /// The component does not fit its manifest.
+    #[error("skill `{skill}` refused: {}", .problems.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("; "))]
+    Mismatch {
+        /// Skill name.
+        skill: String,
+        /// Every problem found (imports first).
+        problems: Vec<Mismatch>,
+    },
+    /// The component needs a component but has none.
+    #[error(
+        "skill `{skill}`: SKILL.yaml has no `implementation.component`, which types {types} need"
+    )]
+    NoComponent {
+        /// Skill name.
+        skill: String,
+        /// The types needing one.
+        types: String,
+    },
+    /// Compilation or linking failed.
+    #[error("skill `{skill}`: {message}")]
+    Compile {
+        /// Skill name.
+        skill: String,
+        /// The engine's message.
+        message: String,
+    },
+}
+
+#[derive(Clone, Default)]
+pub(crate) struct ExportIndices {
+    pub tool: Option<tool::GuestIndices>,
+    pub prompt: Option<prompt::GuestIndices>,
+    pub workflow: Option<workflow::GuestIndices>,
+    pub scanner: Option<scanner::GuestIndices>,
+    pub transform: Option<transform::GuestIndices>,
+    pub hooks: Option<hooks::GuestIndices>,
+}
+
+/// A verified, checked skill, ready to instantiate.
+pub struct Skill {
+    /// The manifest.
+    pub manifest: Manifest,
+    /// Where it was found.
+    pub origin: Origin,
+    /// Its directory (`None` for built-ins).
+    pub dir: Option<PathBuf>,
+    /// Who signed it.
+    pub signer: Signer,
+    /// Hex SHA-256 of the component's unsigned bytes.
+    pub digest: Option<String>,
+    /// Imports and exports (when it has a component).
+    pub info: Option<ComponentInfo>,
+    /// Whether the compiled artifact came from the cache.
+    pub cache: Option<CacheOutcome>,
+    pub(crate) scope: Arc<SkillScope>,
+    pub(crate) pre: Option<InstancePre<HostState>>,
+    pub(crate) exports: ExportIndices,
+}
+
+impl std::fmt::Debug for Skill {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Skill")
+            .field("name", &self.manifest.name)
+            .field("origin", &self.origin)
+            .field("signer", &self.signer)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Skill {
+    /// The skill's name.
+    pub fn name(&self) -> &str {
+        &self.manifest.name
+    }
+
+    /// Whether the component exports `kind`.
+    pub fn exports(&self, kind: ExportKind) -> bool {
+        self.info
+            .as_ref()
+            .is_some_and(|i| i.exports.contains(&kind))
+    }
+}
+
+/// What a signature check found, before anything is compiled.
+pub(crate) struct SignatureOutcome {
+    pub signer: Signer,
+    pub digest: agent_trust::Digest,
+}
+
+pub(crate) fn check_signature(
+    pkg: &SkillPackage,
+    bytes: &[u8],
+    trust: &TrustPolicy,
+) -> Result<SignatureOutcome, LoadError> {
+    let name = &pkg.manifest.name;
+    let builtin_key = if pkg.origin == Origin::Builtin {
+        trust.builtin_key
+    } else {
+        None
+    };
+    let trusted = |k: &PublicKey| builtin_key.as_ref() == Some(k) || trust.store.is_trusted(k);
+    match agent_trust::verify(bytes, trusted) {
+        Ok(v) => {
+            let signer = if builtin_key.is_some_and(|b| b.id() == v.key_id) {
+                Signer::Builtin(v.key_id.to_string())
+            } else {
+                Signer::Key(v.key_id.to_string())
+            };
+            Ok(SignatureOutcome {
+                signer,
+                digest: v.digest,
+            })
+        }
+        Err(TrustError::Unsigned) if trust.allow_unsigned => {
+            if !pkg.origin.is_local_development() {
+                return Err(LoadError::UnsignedNotAllowed {
+                    skill: name.clone(),
+                    origin: pkg.origin.as_str(),
+                });
+            }
+            Ok(SignatureOutcome {
+                signer: Signer::Unsigned,
+                digest: agent_trust::sha256(bytes),
+            })
+        }
+        Err(source) => Err(LoadError::Signature {
+            skill: name.clone(),
+            source,
+        }),
+    }
+}
+
+impl Runtime {
+    /// Verifies, compiles (or loads from cache), checks and prepares a skill.
+    ///
+    /// Checks run in this order and stop at the first failure: the
+    /// signature; the component's imports against the declared permissions;
+    /// its exports against the manifest's `types`.
+    ///
+    /// # Errors
+    /// A [`LoadError`] naming the skill and what to do.
+    pub fn load(&self, pkg: SkillPackage, trust: &TrustPolicy) -> Result<Skill, LoadError> {
+        let scope = Arc::new(SkillScope {
+            name: pkg.manifest.name.clone(),
+            permissions: pkg.manifest.permissions.clone(),
+            exec: pkg.manifest.exec.clone(),
+            hosts: pkg.manifest.hosts.clone(),
+            env: pkg.manifest.env.clone(),
+        });
+        let Some(bytes) = pkg.component.clone() else {
+            let needs: Vec<String> = pkg
+                .manifest
+                .types
+                .iter()
+                .filter(|t| {
+                    !(**t == agent_manifest::SkillType::Prompt
+                        && pkg
+                            .manifest
+                            .prompt
+                            .as_ref()
+                            .is_some_and(|p| p.system_prompt_file.is_some()))
+                })
+                .map(|t| t.to_string())
+                .collect();
+            if !needs.is_empty() {
+                return Err(LoadError::NoComponent {
+                    skill: pkg.manifest.name.clone(),
+                    types: needs.join(", "),
+                });
+            }
+            return Ok(Skill {
+                manifest: pkg.manifest,
+                origin: pkg.origin,
+                dir: pkg.dir,
+                signer: Signer::NoComponent,
+                digest: None,
+                info: None,
+                cache: None,
+                scope,
+                pre: None,
+                exports: ExportIndices::default(),
+            });
+        };
+
+        let sig = check_signature(&pkg, &bytes, trust)?;
+        let digest_hex = hex::encode(sig.digest);
+        let name = pkg.manifest.name.clone();
+        let compile_err = |e: anyhow::Error| LoadError::Compile {
+            skill: name.clone(),
+            message: format!("{e:#}"),
+        };
+        let (component, outcome) = self
+            .cache
+            .load_or_compile(&self.engine, &bytes, &digest_hex)
+            .map_err(compile_err)?;
+
+        let info = ComponentInfo::of(&component, &self.engine);
+        let problems = inspect::check(&info, &pkg.manifest);
+        if !problems.is_empty() {
+            return Err(LoadError::Mismatch {
+                skill: name.clone(),
+                problems,
+            });
+        }
+        let pre = self
+            .linker
+            .instantiate_pre(&component)
+            .map_err(|e| compile_err(anyhow::Error::from(e).context("linking the component")))?;
+        let idx_err = |e: wasmtime::Error| {
+            compile_err(
+                anyhow::Error::from(e).context("an export does not match agent:skill@0.1.0"),
+            )
+        };
+        let mut exports = ExportIndices::default();
+        for kind in &info.exports {
+            match kind {
+                ExportKind::Tool => {
+                    exports.tool = Some(tool::GuestIndices::new(&pre).map_err(idx_err)?)
+                }
+                ExportKind::Prompt => {
+                    exports.prompt = Some(prompt::GuestIndices::new(&pre).map_err(idx_err)?)
+                }
+                ExportKind::Workflow => {
+                    exports.workflow = Some(workflow::GuestIndices::new(&pre).map_err(idx_err)?)
+                }
+                ExportKind::Scanner => {
+                    exports.scanner = Some(scanner::GuestIndices::new(&pre).map_err(idx_err)?)
+                }
+                ExportKind::Transform => {
+                    exports.transform = Some(transform::GuestIndices::new(&pre).map_err(idx_err)?)
+                }
+                ExportKind::Hooks => {
+                    exports.hooks = Some(hooks::GuestIndices::new(&pre).map_err(idx_err)?)
+                }
+            }
+        }
+        Ok(Skill {
+            manifest: pkg.manifest,
+            origin: pkg.origin,
+            dir: pkg.dir,
+            signer: sig.signer,
+            digest: Some(digest_hex),
+            info: Some(info),
+            cache: Some(outcome),
+            scope,
+            pre: Some(pre),
+            exports,
+        })
+    }
+
+    /// Inspects a component without checking it against a manifest: its
+    /// imports, exports and signature status (for `agent skill inspect`).
+    ///
+    /// # Errors
+    /// When the bytes do not compile.
+    pub fn inspect_component(
+        &self,
+        bytes: &[u8],
+        trust: &TrustPolicy,
+    ) -> anyhow::Result<(ComponentInfo, Result<KeyId, TrustError>)> {
+        let sig = agent_trust::verify(bytes, |k| trust.store.is_trusted(k)).map(|v| v.key_id);
+        let digest = match agent_trust::split(bytes) {
+            Ok(s) => agent_trust::sha256(s.unsigned),
+            Err(_) => agent_trust::sha256(bytes),
+        };
+        let (component, _) =
+            self.cache
+                .load_or_compile(&self.engine, bytes, &hex::encode(digest))?;
+        Ok((ComponentInfo::of(&component, &self.engine), sig))
+    }
+}

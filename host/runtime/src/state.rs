@@ -1,0 +1,152 @@
+//! Per-call host state: the WASI context built from the skill's grants,
+//! limits, and what the capability imports need to decide.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use agent_manifest::Permission;
+use wasmtime::StoreLimits;
+use wasmtime::component::ResourceTable;
+use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+use crate::{Access, AccessRequest, Authorizer, Limits};
+
+/// Where the project is mounted in the guest when file access is granted.
+pub const GUEST_PROJECT_ROOT: &str = "/project";
+
+/// Facts about the project, computed once per session.
+#[derive(Debug, Clone, Default)]
+pub struct ProjectInfo {
+    /// Directory name.
+    pub name: String,
+    /// Detected languages, most used first.
+    pub languages: Vec<String>,
+    /// Detected build system.
+    pub build_system: Option<String>,
+}
+
+/// Everything calls in one session share: the project, the mode, who decides
+/// grants, and each skill's configuration section.
+pub struct CallContext {
+    /// The project root on the host (canonical).
+    pub project_root: PathBuf,
+    /// Project facts for the `project` import.
+    pub project: ProjectInfo,
+    /// `interactive`, `headless`, `wiki`, `security-audit` or `cli`.
+    pub mode: String,
+    /// Grants and audit.
+    pub authorizer: Arc<dyn Authorizer>,
+    /// `[skills.config.<name>]` sections, as JSON objects.
+    pub skill_config: HashMap<String, serde_json::Value>,
+}
+
+impl CallContext {
+    /// A context for `project_root` (canonicalised; project facts detected).
+    ///
+    /// # Errors
+    /// When the root does not exist.
+    pub fn new(
+        project_root: &std::path::Path,
+        mode: &str,
+        authorizer: Arc<dyn Authorizer>,
+    ) -> anyhow::Result<CallContext> {
+        let root = project_root
+            .canonicalize()
+            .map_err(|e| anyhow::anyhow!("project root {}: {e}", project_root.display()))?;
+        let project = crate::project::detect(&root);
+        Ok(CallContext {
+            project_root: root,
+            project,
+            mode: mode.to_string(),
+            authorizer,
+            skill_config: HashMap::new(),
+        })
+    }
+}
+
+/// The slice of a manifest the host imports consult on every use.
+#[derive(Debug, Clone)]
+pub struct SkillScope {
+    /// Skill name.
+    pub name: String,
+    /// Declared permissions.
+    pub permissions: Vec<Permission>,
+    /// `exec:` program allowlist (empty: any program).
+    pub exec: Vec<String>,
+    /// `hosts:` allowlist for net:fetch.
+    pub hosts: Vec<agent_manifest::HostPattern>,
+    /// `env:` variable names.
+    pub env: Vec<String>,
+}
+
+impl SkillScope {
+    /// Whether the manifest declares `p`.
+    pub fn declares(&self, p: Permission) -> bool {
+        self.permissions.contains(&p)
+    }
+}
+
+/// One log line a guest wrote.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct LogLine {
+    /// `trace` … `error`.
+    pub level: String,
+    /// The message.
+    pub message: String,
+}
+
+/// The data of one Store: one call (or one batch of calls) of one skill.
+pub struct HostState {
+    pub(crate) wasi: WasiCtx,
+    pub(crate) table: ResourceTable,
+    pub(crate) limits: StoreLimits,
+    pub(crate) skill: Arc<SkillScope>,
+    pub(crate) ctx: Arc<CallContext>,
+    pub(crate) policy: Limits,
+    pub(crate) file_access: Option<FileAccess>,
+    pub(crate) logs: Vec<LogLine>,
+    pub(crate) logs_dropped: usize,
+    pub(crate) exec_count: u32,
+    pub(crate) http_count: u32,
+    pub(crate) stdout: MemoryOutputPipe,
+}
+
+/// What the WASI filesystem was given for this call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileAccess {
+    /// Project root mounted read-only.
+    ReadOnly,
+    /// Project root mounted read-write.
+    ReadWrite,
+}
+
+impl WasiView for HostState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+impl HostState {
+    /// Asks the authorizer whether this skill may use `perm` now.
+    pub(crate) fn authorize(&self, perm: Permission, scope: Option<&str>, detail: &str) -> Access {
+        self.ctx.authorizer.check(&AccessRequest {
+            skill: &self.skill.name,
+            permission: perm,
+            declared: self.skill.declares(perm),
+            scope,
+            detail,
+        })
+    }
+
+    /// Records a capability use in the audit log.
+    pub(crate) fn record_use(&self, capability: &str, target: &str, outcome: &str) {
+        self.ctx
+            .authorizer
+            .record_use(&self.skill.name, capability, target, outcome);
+    }
+}

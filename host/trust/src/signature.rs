@@ -1,0 +1,322 @@
+//! Component signatures carried in a custom section.
+//!
+//! Format (documented in `docs/signatures.md`):
+//! - The signature lives in a custom section named [`SECTION_NAME`] that must
+//!   be the **last** section of the component (or core module) binary.
+//! - Its payload is 97 bytes: a format byte (`1`), the signer's 32-byte
+//!   ed25519 public key, and the 64-byte ed25519 signature.
+//! - The signed message is [`CONTEXT`] followed by the SHA-256 digest of every
+//!   byte of the binary that precedes the signature section.
+//!
+//! Anything appended after the signature, a second signature section, or a
+//! changed byte before it makes verification fail.
+
+use ed25519_dalek::{Signature, Signer, SigningKey, Verifier, VerifyingKey};
+
+use crate::keys::{KeyId, PublicKey};
+use crate::{Digest, TrustError, sha256};
+
+/// Name of the custom section holding the signature.
+pub const SECTION_NAME: &str = "agent-signature";
+/// Domain-separation prefix of the signed message.
+pub const CONTEXT: &[u8] = b"agent-skill-signature-v1";
+const FORMAT_V1: u8 = 1;
+const PAYLOAD_LEN: usize = 1 + 32 + 64;
+
+/// A parsed signature block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SignatureBlock {
+    /// The signer's public key.
+    pub key: PublicKey,
+    /// The ed25519 signature bytes.
+    pub signature: [u8; 64],
+}
+
+/// What a successful verification established.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verified {
+    /// The key that signed.
+    pub key_id: KeyId,
+    /// SHA-256 of the unsigned component bytes.
+    pub digest: Digest,
+}
+
+/// A binary split into its unsigned part and its signature, if any.
+#[derive(Debug)]
+pub struct Split<'a> {
+    /// The bytes the signature covers (the whole binary when unsigned).
+    pub unsigned: &'a [u8],
+    /// The signature block, when present.
+    pub block: Option<SignatureBlock>,
+}
+
+fn read_leb_u32(bytes: &[u8], pos: &mut usize) -> Result<u32, TrustError> {
+    let mut result: u64 = 0;
+    let mut shift = 0;
+    loop {
+        let byte = *bytes
+            .get(*pos)
+            .ok_or_else(|| TrustError::Malformed("truncated section header".into()))?;
+        *pos += 1;
+        result |= u64::from(byte & 0x7f) << shift;
+        if byte & 0x80 == 0 {
+            break;
+        }
+        shift += 7;
+        if shift > 28 {
+            return Err(TrustError::Malformed(
+                "section size is not a valid u32".into(),
+            ));
+        }
+    }
+    u32::try_from(result).map_err(|_| TrustError::Malformed("section size overflows".into()))
+}
+
+fn write_leb_u32(out: &mut Vec<u8>, mut value: u32) {
+    loop {
+        let byte = (value & 0x7f) as u8;
+        value >>= 7;
+        if value == 0 {
+            out.push(byte);
+            break;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+/// Splits a wasm binary into the bytes a signature covers and the signature.
+///
+/// # Errors
+/// [`TrustError::Malformed`] when the bytes are not a wasm binary, a section
+/// runs past the end, a signature section is not last, or there are two.
+pub fn split(bytes: &[u8]) -> Result<Split<'_>, TrustError> {
+    if bytes.len() < 8 || &bytes[..4] != b"\0asm" {
+        return Err(TrustError::Malformed(
+            "not a WebAssembly binary (bad magic number)".into(),
+        ));
+    }
+    let mut pos = 8;
+    let mut found: Option<(usize, SignatureBlock)> = None;
+    while pos < bytes.len() {
+        let section_start = pos;
+        if found.is_some() {
+            return Err(TrustError::Malformed(format!(
+                "data after the `{SECTION_NAME}` section (it must be the last section)"
+            )));
+        }
+        let id = bytes[pos];
+        pos += 1;
+        let size = read_leb_u32(bytes, &mut pos)? as usize;
+        let end = pos
+            .checked_add(size)
+            .filter(|end| *end <= bytes.len())
+            .ok_or_else(|| {
+                TrustError::Malformed("a section runs past the end of the file".into())
+            })?;
+        if id == 0 {
+            let mut p = pos;
+            let name_len = read_leb_u32(bytes, &mut p)? as usize;
+            let name_end = p
+                .checked_add(name_len)
+                .filter(|e| *e <= end)
+                .ok_or_else(|| {
+                    TrustError::Malformed("custom section name runs past its section".into())
+                })?;
+            if &bytes[p..name_end] == SECTION_NAME.as_bytes() {
+                found = Some((section_start, parse_payload(&bytes[name_end..end])?));
+            }
+        }
+        pos = end;
+    }
+    Ok(match found {
+        Some((start, block)) => Split {
+            unsigned: &bytes[..start],
+            block: Some(block),
+        },
+        None => Split {
+            unsigned: bytes,
+            block: None,
+        },
+    })
+}
+
+fn parse_payload(payload: &[u8]) -> Result<SignatureBlock, TrustError> {
+    if payload.len() != PAYLOAD_LEN || payload[0] != FORMAT_V1 {
+        return Err(TrustError::Malformed(format!(
+            "`{SECTION_NAME}` section has an unknown format (expected {PAYLOAD_LEN} bytes, format {FORMAT_V1})"
+        )));
+    }
+    let mut key = [0u8; 32];
+    key.copy_from_slice(&payload[1..33]);
+    let mut signature = [0u8; 64];
+    signature.copy_from_slice(&payload[33..]);
+    Ok(SignatureBlock {
+        key: PublicKey::from_bytes(key),
+        signature,
+    })
+}
+
+fn message(digest: &Digest) -> Vec<u8> {
+    let mut m = Vec::with_capacity(CONTEXT.len() + 32);
+    m.extend_from_slice(CONTEXT);
+    m.extend_from_slice(digest);
+    m
+}
+
+/// Signs a component (or core module), replacing any previous signature.
+///
+/// # Errors
+/// [`TrustError::Malformed`] when `bytes` is not a wasm binary.
+pub fn sign(bytes: &[u8], key: &SigningKey) -> Result<Vec<u8>, TrustError> {
+    let unsigned = split(bytes)?.unsigned;
+    let digest = sha256(unsigned);
+    let signature: Signature = key.sign(&message(&digest));
+
+    let mut payload = Vec::with_capacity(PAYLOAD_LEN);
+    payload.push(FORMAT_V1);
+    payload.extend_from_slice(key.verifying_key().as_bytes());
+    payload.extend_from_slice(&signature.to_bytes());
+
+    let mut section = Vec::new();
+    write_leb_u32(&mut section, SECTION_NAME.len() as u32);
+    section.extend_from_slice(SECTION_NAME.as_bytes());
+    section.extend_from_slice(&payload);
+
+    let mut out = Vec::with_capacity(unsigned.len() + section.len() + 6);
+    out.extend_from_slice(unsigned);
+    out.push(0);
+    write_leb_u32(&mut out, section.len() as u32);
+    out.extend_from_slice(&section);
+    Ok(out)
+}
+
+/// Verifies a signed binary against a set of trusted keys.
+///
+/// `is_trusted` is asked about the signer's key first: an untrusted signer
+/// is refused even when the signature is valid.
+///
+/// # Errors
+/// - [`TrustError::Unsigned`]: no signature section.
+/// - [`TrustError::UntrustedKey`]: signed by a key the user does not trust.
+/// - [`TrustError::BadSignature`]: the signature does not match the bytes
+///   (changed after signing, or the key in the block is not the signer).
+/// - [`TrustError::Malformed`]: not a wasm binary or a broken section.
+pub fn verify(
+    bytes: &[u8],
+    is_trusted: impl Fn(&PublicKey) -> bool,
+) -> Result<Verified, TrustError> {
+    let split = split(bytes)?;
+    let block = split.block.ok_or(TrustError::Unsigned)?;
+    let key_id = block.key.id();
+    if !is_trusted(&block.key) {
+        return Err(TrustError::UntrustedKey { key_id });
+    }
+    let digest = sha256(split.unsigned);
+    let verifying =
+        VerifyingKey::from_bytes(block.key.as_bytes()).map_err(|_| TrustError::BadSignature {
+            key_id: key_id.clone(),
+        })?;
+    let signature = Signature::from_bytes(&block.signature);
+    verifying
+        .verify(&message(&digest), &signature)
+        .map_err(|_| TrustError::BadSignature {
+            key_id: key_id.clone(),
+        })?;
+    Ok(Verified { key_id, digest })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keys::SecretKey;
+
+    // The smallest valid component: header only.
+    const EMPTY_COMPONENT: &[u8] = b"\0asm\x0d\x00\x01\x00";
+
+    fn module_with_custom(name: &str) -> Vec<u8> {
+        let mut m = b"\0asm\x01\x00\x00\x00".to_vec();
+        let mut section = Vec::new();
+        write_leb_u32(&mut section, name.len() as u32);
+        section.extend_from_slice(name.as_bytes());
+        section.extend_from_slice(b"payload");
+        m.push(0);
+        write_leb_u32(&mut m, section.len() as u32);
+        m.extend_from_slice(&section);
+        m
+    }
+
+    #[test]
+    fn sign_then_verify_round_trips() {
+        let key = SecretKey::generate().expect("key");
+        let signed = sign(EMPTY_COMPONENT, key.signing_key()).expect("sign");
+        let v = verify(&signed, |k| *k == key.public()).expect("verify");
+        assert_eq!(v.key_id, key.public().id());
+        assert_eq!(v.digest, sha256(EMPTY_COMPONENT));
+    }
+
+    #[test]
+    fn re_signing_replaces_the_old_signature() {
+        let a = SecretKey::generate().expect("key");
+        let b = SecretKey::generate().expect("key");
+        let once = sign(EMPTY_COMPONENT, a.signing_key()).expect("sign");
+        let twice = sign(&once, b.signing_key()).expect("sign");
+        assert_eq!(twice.len(), once.len());
+        assert!(verify(&twice, |k| *k == b.public()).is_ok());
+    }
+
+    #[test]
+    fn flipped_byte_is_refused() {
+        let key = SecretKey::generate().expect("key");
+        let signed = sign(&module_with_custom("x"), key.signing_key()).expect("sign");
+        let mut tampered = signed.clone();
+        tampered[12] ^= 1; // inside the first custom section's name/payload
+        let err = verify(&tampered, |k| *k == key.public()).unwrap_err();
+        assert!(matches!(err, TrustError::BadSignature { .. }), "{err}");
+    }
+
+    #[test]
+    fn swapped_key_is_refused() {
+        let signer = SecretKey::generate().expect("key");
+        let other = SecretKey::generate().expect("key");
+        let mut signed = sign(EMPTY_COMPONENT, signer.signing_key()).expect("sign");
+        // Put the other (trusted) key in the block: the signature no longer matches.
+        let key_at = signed.len() - 64 - 32;
+        signed[key_at..key_at + 32].copy_from_slice(other.public().as_bytes());
+        let err = verify(&signed, |k| *k == other.public()).unwrap_err();
+        assert!(matches!(err, TrustError::BadSignature { .. }), "{err}");
+    }
+
+    #[test]
+    fn untrusted_and_unsigned_are_refused() {
+        let key = SecretKey::generate().expect("key");
+        let signed = sign(EMPTY_COMPONENT, key.signing_key()).expect("sign");
+        assert!(matches!(
+            verify(&signed, |_| false),
+            Err(TrustError::UntrustedKey { .. })
+        ));
+        assert!(matches!(
+            verify(EMPTY_COMPONENT, |_| true),
+            Err(TrustError::Unsigned)
+        ));
+    }
+
+    #[test]
+    fn data_after_the_signature_is_refused() {
+        let key = SecretKey::generate().expect("key");
+        let mut signed = sign(EMPTY_COMPONENT, key.signing_key()).expect("sign");
+        signed.extend_from_slice(&module_with_custom("late")[8..]);
+        let err = verify(&signed, |_| true).unwrap_err();
+        assert!(err.to_string().contains("last section"), "{err}");
+    }
+
+    #[test]
+    fn garbage_is_malformed() {
+        assert!(matches!(
+            verify(b"hello world", |_| true),
+            Err(TrustError::Malformed(_))
+        ));
+        let mut truncated = module_with_custom("x");
+        truncated.truncate(truncated.len() - 2);
+        assert!(matches!(split(&truncated), Err(TrustError::Malformed(_))));
+    }
+}
