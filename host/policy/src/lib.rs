@@ -1,1 +1,25 @@
-//! agent-policy
+//! `agent-policy`: who may do what, and the record of it.
+//!
+//! - [`Approver`], [`ApprovalRequest`], [`Answer`]: how a front end (TUI, headless runner) is
+//!   asked whether a skill may use a permission.
+//! - [`AllowEntry`], [`AllowList`]: the grants of a non-interactive run, from `--allow` flags
+//!   and capability files.
+//! - [`Grants`]: the decision point of one process. It combines the manifest (declared or not),
+//!   stored answers, answers given this session, the allowlist and the config's `auto_approve`,
+//!   and writes every decision to the [`AuditLog`].
+//! - [`AuditLog`]: the append-only, hash-chained JSON Lines audit log, with [`AuditLog::verify`].
+
+#![deny(missing_docs)]
+
+mod allow;
+mod approval;
+pub mod audit;
+mod grants;
+mod yaml;
+
+pub use allow::{AllowEntry, AllowFileError, AllowList, AllowParseError, AllowProblem};
+pub use approval::{Answer, ApprovalRequest, Approver};
+pub use audit::{
+    AuditEntry, AuditError, AuditLog, AuditRecord, VerifyError, VerifyProblem, VerifyReport,
+};
+pub use grants::{Denial, GrantSource, Grants, GrantsError, Verdict};

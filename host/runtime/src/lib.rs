@@ -12,6 +12,7 @@
 //! binary wires it to the grant store and audit log).
 #![deny(missing_docs)]
 
+mod authorizer;
 mod bindings;
 mod call;
 mod engine;
@@ -29,6 +30,7 @@ use anyhow::Context;
 use wasmtime::Engine;
 use wasmtime::component::{HasData, Linker, ResourceTable};
 
+pub use authorizer::GrantsAuthorizer;
 pub use bindings::types::{SkillError, ToolSpec};
 pub use call::{CallError, SkillInstance, ToolOutput};
 pub use engine::{CacheOutcome, ComponentCache};

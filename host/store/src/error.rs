@@ -1,0 +1,75 @@
+//! The store's error type.
+
+use std::path::PathBuf;
+
+/// Why a [`Store`](crate::Store) operation failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// Another process kept the database locked for longer than the open was willing to wait.
+    #[error(
+        "another `agent` process is using {}; finish or close it and try again",
+        path.display()
+    )]
+    Locked {
+        /// The database file.
+        path: PathBuf,
+    },
+    /// The database's directory could not be created.
+    #[error("cannot create the directory for {}: {source}", path.display())]
+    CreateDir {
+        /// The database file.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The database file could not be opened (not a redb file, wrong format, I/O error).
+    #[error("cannot open the database {}: {source}", path.display())]
+    Open {
+        /// The database file.
+        path: PathBuf,
+        /// The underlying error.
+        source: redb::DatabaseError,
+    },
+    /// The database was written by a newer `agent` with a schema this one does not know.
+    #[error(
+        "the database {} has schema version {found}, newer than this agent supports ({supported}); upgrade agent",
+        path.display()
+    )]
+    NewerSchema {
+        /// The database file.
+        path: PathBuf,
+        /// The schema version found in the file.
+        found: u64,
+        /// The newest schema version this build understands.
+        supported: u64,
+    },
+    /// A read or write failed inside redb.
+    #[error("database {}: {source}", path.display())]
+    Database {
+        /// The database file.
+        path: PathBuf,
+        /// The underlying error.
+        source: redb::Error,
+    },
+    /// A record could not be decoded: the file holds something this build cannot read.
+    #[error("database {}: table `{table}` holds an unreadable record under `{key}`: {message}", path.display())]
+    Corrupt {
+        /// The database file.
+        path: PathBuf,
+        /// The table.
+        table: &'static str,
+        /// The record's key, for display.
+        key: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A record could not be encoded.
+    #[error("cannot encode a record for table `{table}`: {source}")]
+    Encode {
+        /// The table.
+        table: &'static str,
+        /// The underlying error.
+        source: serde_json::Error,
+    },
+}

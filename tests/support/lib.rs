@@ -1,0 +1,151 @@
+//! Test support: build real guest components from source, lay out skill
+//! directories, run the real `agent` binary in a hermetic home.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Mutex;
+
+use agent_trust::SecretKey;
+
+/// The workspace root.
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from(".."))
+}
+
+static BUILD_LOCK: Mutex<()> = Mutex::new(());
+
+/// Builds wasm32-wasip2 guest packages of this workspace (cached in
+/// `target/guests`) and returns the path of `<stem>.wasm` for the first.
+///
+/// # Panics
+/// When cargo fails: the test cannot run without its component.
+pub fn build_guest(package: &str) -> PathBuf {
+    let _guard = BUILD_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let target = workspace().join("target").join("guests");
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .current_dir(workspace())
+        .args(["build", "--quiet", "--target", "wasm32-wasip2", "--profile", "guest", "-p", package, "--target-dir"])
+        .arg(&target)
+        .env_remove("CARGO_TARGET_DIR")
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .env_remove("RUSTC_WORKSPACE_WRAPPER")
+        .status()
+        .expect("running cargo to build a guest");
+    assert!(status.success(), "building guest {package} failed");
+    let stem = package.replace('-', "_");
+    let path = target.join("wasm32-wasip2").join("guest").join(format!("{stem}.wasm"));
+    assert!(path.exists(), "{} missing after build", path.display());
+    path
+}
+
+/// The bytes of a built guest.
+pub fn guest_bytes(package: &str) -> Vec<u8> {
+    std::fs::read(build_guest(package)).expect("reading guest")
+}
+
+/// Writes a skill directory: `SKILL.yaml` and `skill.wasm` (signed with
+/// `key` when given). Returns the directory.
+pub fn write_skill(dir: &Path, manifest: &str, component: &[u8], key: Option<&SecretKey>) -> PathBuf {
+    std::fs::create_dir_all(dir).expect("mkdir skill");
+    std::fs::write(dir.join("SKILL.yaml"), manifest).expect("write manifest");
+    let bytes = match key {
+        Some(k) => agent_trust::sign(component, k.signing_key()).expect("sign"),
+        None => component.to_vec(),
+    };
+    std::fs::write(dir.join("skill.wasm"), bytes).expect("write component");
+    dir.to_path_buf()
+}
+
+/// A minimal tool-skill manifest for `component: skill.wasm`.
+pub fn tool_manifest(name: &str, extra: &str) -> String {
+    format!(
+        "name: {name}\nversion: 0.1.0\ndescription: test skill {name}\ntypes: [tool]\nimplementation:\n  component: skill.wasm\n{extra}"
+    )
+}
+
+/// A hermetic environment: `AGENT_HOME` and a project directory.
+pub struct Sandbox {
+    /// Becomes `AGENT_HOME`.
+    pub home: tempfile::TempDir,
+    /// The project the agent runs in.
+    pub project: tempfile::TempDir,
+}
+
+impl Sandbox {
+    /// Fresh directories.
+    pub fn new() -> Sandbox {
+        Sandbox {
+            home: tempfile::tempdir().expect("home"),
+            project: tempfile::tempdir().expect("project"),
+        }
+    }
+
+    /// The agent's paths in this sandbox.
+    pub fn paths(&self) -> agent_store::AgentPaths {
+        agent_store::AgentPaths::at(self.home.path())
+    }
+
+    /// Generates a key, trusts it, and returns it.
+    pub fn trusted_key(&self) -> SecretKey {
+        let key = SecretKey::generate().expect("key");
+        let mut store = agent_trust::TrustStore::load(&self.paths().trusted_keys_dir()).expect("store");
+        store.trust(key.public(), "test publisher").expect("trust");
+        key
+    }
+
+    /// Runs the real `agent` binary with this sandbox as home and the
+    /// project as working directory (non-interactive, like CI).
+    pub fn agent(&self, args: &[&str]) -> Output {
+        self.agent_cmd(args).output().expect("running agent")
+    }
+
+    /// A command for the real binary, to add stdin or env before running.
+    pub fn agent_cmd(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(agent_binary());
+        cmd.args(args)
+            .current_dir(self.project.path())
+            .env("AGENT_HOME", self.home.path())
+            .env("CI", "true")
+            .env("NO_COLOR", "1")
+            .env_remove("RUST_LOG");
+        cmd
+    }
+}
+
+impl Default for Sandbox {
+    fn default() -> Self {
+        Sandbox::new()
+    }
+}
+
+/// The `agent` binary built by this `cargo test` run (target/<profile>/agent).
+///
+/// # Panics
+/// When it is missing (run `cargo build -p agent` or the workspace tests).
+pub fn agent_binary() -> PathBuf {
+    let exe = std::env::current_exe().expect("current exe");
+    // target/<profile>/deps/all-<hash> → target/<profile>/agent
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("test binary is in target/<profile>/deps");
+    let bin = profile_dir.join(format!("agent{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        bin.exists(),
+        "{} is missing: run the workspace tests (`cargo test`) or `cargo build -p agent` first",
+        bin.display()
+    );
+    bin
+}
+
+/// stdout and stderr of a finished command, for assertion messages.
+pub fn text(output: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
