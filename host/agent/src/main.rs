@@ -1,1 +1,70 @@
-fn main() {}
+//! `agent`: the command-line entry point. It parses flags, builds the
+//! shared state and routes to one command; the work lives in the crates.
+
+mod app;
+mod cli;
+mod keys_cmd;
+mod scaffold;
+mod skill_cmd;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::{Cli, Command, exit};
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::OK
+            };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let filter = if cli.global.verbose {
+        "agent=debug,warn"
+    } else {
+        "warn"
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("AGENT_LOG")
+                .unwrap_or_else(|_| filter.into()),
+        )
+        .with_writer(std::io::stderr)
+        .without_time()
+        .try_init();
+
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: starting the async runtime: {e}");
+            return ExitCode::from(exit::FAILURE);
+        }
+    };
+    let result = runtime.block_on(async move { run(cli) });
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(exit::FAILURE)
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<u8> {
+    let mut app = app::App::new(cli.global)?;
+    match cli.command {
+        Command::Skill(cmd) => skill_cmd::run(&mut app, cmd),
+        Command::Keys(cmd) => keys_cmd::keys(&mut app, cmd),
+        Command::Audit(cmd) => keys_cmd::audit(&mut app, cmd),
+    }
+}

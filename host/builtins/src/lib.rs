@@ -30,14 +30,10 @@ pub fn all() -> &'static [Builtin] {
 
 /// The public key that signed the built-ins of this binary.
 ///
-/// # Panics
-/// Never for a binary produced by this crate's build script, which writes
-/// a valid key; a corrupted build fails here loudly rather than trusting
-/// anything else.
-pub fn public_key() -> PublicKey {
+/// # Errors
+/// When the key embedded at build time does not parse (a corrupted build):
+/// nothing else is trusted in its place.
+pub fn public_key() -> Result<PublicKey, agent_trust::TrustError> {
     let text = include_str!(concat!(env!("OUT_DIR"), "/builtin.pub"));
-    match PublicKey::parse(text) {
-        Ok((key, _)) => key,
-        Err(e) => panic!("the built-in skills' public key embedded at build time is invalid: {e}"),
-    }
+    PublicKey::parse(text).map(|(key, _)| key)
 }

@@ -140,6 +140,8 @@ pub struct Grants {
     mode: Mode,
     audit: Arc<AuditLog>,
     auto_approve: BTreeSet<String>,
+    /// `--allow` grants that also apply in interactive sessions (granted without asking).
+    flags: AllowList,
     session: Mutex<Session>,
     /// Serialises questions, so the user is asked one thing at a time and a second thread
     /// waiting on the same question sees the first answer.
@@ -202,6 +204,7 @@ impl Grants {
             mode,
             audit,
             auto_approve: BTreeSet::new(),
+            flags: AllowList::new(),
             session: Mutex::new(Session::default()),
             asking: Mutex::new(()),
             versions: Mutex::new(HashMap::new()),
@@ -212,6 +215,14 @@ impl Grants {
     /// asked (interactive sessions only; a stored "deny" still refuses).
     pub fn with_auto_approve(mut self, skills: Vec<String>) -> Grants {
         self.auto_approve = skills.into_iter().collect();
+        self
+    }
+
+    /// `--allow` flags given to an interactive session: what they match is granted without
+    /// asking (a stored "deny" still refuses). Non-interactive runs take their allowlist at
+    /// construction.
+    pub fn with_allowlist(mut self, allow: AllowList) -> Grants {
+        self.flags = allow;
         self
     }
 
@@ -340,6 +351,9 @@ impl Grants {
                 if let Some(decided) = self.known(store, &key, scope) {
                     return decided;
                 }
+                if self.flags.matches(skill, permission, scope) {
+                    return Decision::Granted(GrantSource::AllowList);
+                }
                 // Ask, one question at a time; re-check first, since another thread may have
                 // had the same question answered while this one waited.
                 let _asking = lock(&self.asking);
@@ -404,7 +418,7 @@ impl Grants {
                     StoredDecision::Deny => Decision::Denied {
                         kind: "stored",
                         reason: format!(
-                            "{permission} was denied to {skill} earlier (revoke with `agent grants revoke {skill} {permission}`)"
+                            "{permission} was denied to {skill} earlier (undo with `agent skill permissions {skill} --revoke {permission}`)"
                         ),
                         allow_flag: None,
                     },

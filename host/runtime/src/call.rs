@@ -70,6 +70,15 @@ pub enum CallError {
     },
 }
 
+/// How much file access a call may ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileIntent {
+    /// At most a read-only mount (`file:read`).
+    Read,
+    /// A read-write mount when `file:write` is granted, else read-only.
+    Write,
+}
+
 /// A tool's output as the host passes it on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolOutput {
@@ -106,6 +115,44 @@ impl Runtime {
         skill: &'s Skill,
         ctx: &Arc<CallContext>,
     ) -> Result<SkillInstance<'s>, CallError> {
+        self.instantiate_with(skill, ctx, Some(FileIntent::Write))
+            .await
+    }
+
+    /// Like [`Runtime::instantiate`], asking at most for `intent` file access:
+    /// [`FileIntent::Read`] never asks for (nor mounts with) `file:write`.
+    ///
+    /// # Errors
+    /// [`CallError::Host`] when the skill has no component or instantiation fails.
+    pub async fn instantiate_for<'s>(
+        &self,
+        skill: &'s Skill,
+        ctx: &Arc<CallContext>,
+        intent: FileIntent,
+    ) -> Result<SkillInstance<'s>, CallError> {
+        self.instantiate_with(skill, ctx, Some(intent)).await
+    }
+
+    /// Like [`Runtime::instantiate`] but consults no grants: no files, no
+    /// environment. For calls that must not use capabilities (`list-tools`).
+    ///
+    /// # Errors
+    /// [`CallError::Host`] when the skill has no component or instantiation fails.
+    pub async fn instantiate_bare<'s>(
+        &self,
+        skill: &'s Skill,
+        ctx: &Arc<CallContext>,
+    ) -> Result<SkillInstance<'s>, CallError> {
+        self.instantiate_with(skill, ctx, None).await
+    }
+
+    async fn instantiate_with<'s>(
+        &self,
+        skill: &'s Skill,
+        ctx: &Arc<CallContext>,
+        intent: Option<FileIntent>,
+    ) -> Result<SkillInstance<'s>, CallError> {
+        let consult_grants = intent.is_some();
         let host_err = |message: String| CallError::Host {
             skill: skill.name().to_string(),
             message,
@@ -131,7 +178,7 @@ impl Runtime {
 
         let uses_fs = skill.info.as_ref().is_some_and(|i| i.uses_filesystem());
         let root_display = ctx.project_root.display().to_string();
-        let file_access = if !uses_fs {
+        let file_access = if !uses_fs || !consult_grants {
             None
         } else if check(
             Permission::FileWrite,
@@ -159,7 +206,7 @@ impl Runtime {
                 .map_err(|e| host_err(format!("mounting the project root: {e}")))?;
             wasi.env("PWD", GUEST_PROJECT_ROOT);
         }
-        if scope.declares(Permission::EnvRead) && !scope.env.is_empty() {
+        if consult_grants && scope.declares(Permission::EnvRead) && !scope.env.is_empty() {
             for name in &scope.env {
                 let Ok(value) = std::env::var(name) else {
                     continue;
@@ -223,6 +270,10 @@ impl Runtime {
 
     /// Instantiates `skill`, calls one tool, and drops the instance.
     ///
+    /// Least privilege for files: a tool the manifest does not mark
+    /// `requires_approval` (a read-only tool by convention) runs with at most
+    /// a read-only mount and never triggers a `file:write` request.
+    ///
     /// # Errors
     /// See [`SkillInstance::call_tool`].
     pub async fn call_tool(
@@ -232,7 +283,11 @@ impl Runtime {
         tool: &str,
         input: &str,
     ) -> Result<(Result<ToolOutput, SkillError>, Vec<LogLine>), CallError> {
-        let mut instance = self.instantiate(skill, ctx).await?;
+        let intent = match skill.manifest.tool(tool) {
+            Some(decl) if !decl.requires_approval => FileIntent::Read,
+            _ => FileIntent::Write,
+        };
+        let mut instance = self.instantiate_for(skill, ctx, intent).await?;
         let result = instance.call_tool(tool, input).await?;
         Ok((result, instance.take_logs()))
     }
@@ -246,7 +301,7 @@ impl Runtime {
         skill: &Skill,
         ctx: &Arc<CallContext>,
     ) -> Result<Vec<ToolSpec>, CallError> {
-        self.instantiate(skill, ctx).await?.list_tools().await
+        self.instantiate_bare(skill, ctx).await?.list_tools().await
     }
 }
 

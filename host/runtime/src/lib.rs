@@ -19,6 +19,7 @@ mod engine;
 mod host;
 pub mod inspect;
 mod project;
+pub mod schema;
 mod skill;
 mod state;
 
@@ -32,7 +33,7 @@ use wasmtime::component::{HasData, Linker, ResourceTable};
 
 pub use authorizer::GrantsAuthorizer;
 pub use bindings::types::{SkillError, ToolSpec};
-pub use call::{CallError, SkillInstance, ToolOutput};
+pub use call::{CallError, FileIntent, SkillInstance, ToolOutput};
 pub use engine::{CacheOutcome, ComponentCache};
 pub use inspect::{ComponentInfo, ExportKind, ImportInfo, ImportNeed, Mismatch};
 pub use skill::{LoadError, Origin, Signer, Skill, SkillPackage, TrustPolicy};

@@ -410,8 +410,17 @@ impl Runtime {
         &self,
         bytes: &[u8],
         trust: &TrustPolicy,
+        origin: Origin,
     ) -> anyhow::Result<(ComponentInfo, Result<KeyId, TrustError>)> {
-        let sig = agent_trust::verify(bytes, |k| trust.store.is_trusted(k)).map(|v| v.key_id);
+        let builtin_key = if origin == Origin::Builtin {
+            trust.builtin_key
+        } else {
+            None
+        };
+        let sig = agent_trust::verify(bytes, |k| {
+            builtin_key.as_ref() == Some(k) || trust.store.is_trusted(k)
+        })
+        .map(|v| v.key_id);
         let digest = match agent_trust::split(bytes) {
             Ok(s) => agent_trust::sha256(s.unsigned),
             Err(_) => agent_trust::sha256(bytes),

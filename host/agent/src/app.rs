@@ -1,0 +1,372 @@
+//! What every command needs: paths, trust, grants, the runtime, and the
+//! discovered skills.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use agent_manifest::{Manifest, Permission};
+use agent_policy::{AllowList, Answer, ApprovalRequest, Approver, AuditLog, Grants};
+use agent_runtime::{
+    CallContext, GrantsAuthorizer, Limits, LoadError, Origin, Runtime, Skill, SkillPackage,
+    TrustPolicy,
+};
+use agent_store::{AgentPaths, Store};
+use agent_trust::TrustStore;
+use anyhow::{Context, Result, bail};
+
+use crate::cli::GlobalArgs;
+
+/// A skill that could not be used, and why.
+pub struct Broken {
+    /// Where it was found.
+    pub location: String,
+    /// The error, already phrased for the user.
+    pub error: String,
+}
+
+/// Lazily built process state shared by the commands.
+pub struct App {
+    pub paths: AgentPaths,
+    pub project_root: PathBuf,
+    pub global: GlobalArgs,
+    pub interactive: bool,
+    store: Option<Arc<Store>>,
+    grants: Option<Arc<GrantsAuthorizer>>,
+    runtime: Option<Runtime>,
+}
+
+impl App {
+    pub fn new(global: GlobalArgs) -> Result<App> {
+        let paths = AgentPaths::from_env().context("finding the agent's directories")?;
+        let project_root = match &global.project {
+            Some(p) => p.clone(),
+            None => std::env::current_dir().context("reading the current directory")?,
+        };
+        if !project_root.is_dir() {
+            bail!("--project {}: not a directory", project_root.display());
+        }
+        let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
+        let interactive = !global.non_interactive
+            && !ci
+            && std::io::stdin().is_terminal()
+            && std::io::stderr().is_terminal();
+        Ok(App {
+            paths,
+            project_root,
+            global,
+            interactive,
+            store: None,
+            grants: None,
+            runtime: None,
+        })
+    }
+
+    /// The grant store (opened on first use).
+    pub fn store(&mut self) -> Result<Arc<Store>> {
+        if let Some(s) = &self.store {
+            return Ok(s.clone());
+        }
+        self.paths
+            .ensure_dirs()
+            .context("creating the agent's directories")?;
+        let store = Arc::new(Store::open(&self.paths.db_path())?);
+        self.store = Some(store.clone());
+        Ok(store)
+    }
+
+    /// The allowlist from `--allow` and `--capabilities`.
+    pub fn allowlist(&self) -> Result<AllowList> {
+        let mut list = AllowList::from_flags(&self.global.allow)
+            .map_err(|e| anyhow::anyhow!("--allow {e}"))?;
+        for file in &self.global.capabilities {
+            list.extend(
+                AllowList::from_file(file).map_err(|e| anyhow::anyhow!("--capabilities {e}"))?,
+            );
+        }
+        Ok(list)
+    }
+
+    /// The grant decision point: interactive (stored grants, then ask) or
+    /// not (flags and allowlist files only).
+    pub fn grants(&mut self) -> Result<Arc<GrantsAuthorizer>> {
+        if let Some(g) = &self.grants {
+            return Ok(g.clone());
+        }
+        self.paths
+            .ensure_dirs()
+            .context("creating the agent's directories")?;
+        let audit = Arc::new(AuditLog::open(self.paths.audit_log_path())?);
+        let allow = self.allowlist()?;
+        let grants = if self.interactive {
+            let store = self.store()?;
+            let mut g = Grants::interactive(store, Arc::new(TerminalApprover), audit);
+            if !allow.is_empty() {
+                g = g.with_allowlist(allow);
+            }
+            g
+        } else {
+            Grants::non_interactive(allow, audit)
+        };
+        let auth = Arc::new(GrantsAuthorizer::new(Arc::new(grants)));
+        self.grants = Some(auth.clone());
+        Ok(auth)
+    }
+
+    /// The runtime (engine, linker, artifact cache).
+    pub fn runtime(&mut self) -> Result<&Runtime> {
+        if self.runtime.is_none() {
+            let rt = Runtime::new(Some(self.paths.component_cache_dir()), Limits::default())?;
+            self.runtime = Some(rt);
+        }
+        self.runtime.as_ref().context("runtime")
+    }
+
+    /// The trust policy: trusted keys, the built-ins' key, --allow-unsigned.
+    pub fn trust(&self) -> Result<TrustPolicy> {
+        Ok(TrustPolicy {
+            store: TrustStore::load(&self.paths.trusted_keys_dir())?,
+            builtin_key: Some(agent_builtins::public_key()?),
+            allow_unsigned: self.global.allow_unsigned,
+        })
+    }
+
+    /// A call context for this project.
+    pub fn call_context(&mut self, mode: &str) -> Result<Arc<CallContext>> {
+        let auth = self.grants()?;
+        Ok(Arc::new(CallContext::new(&self.project_root, mode, auth)?))
+    }
+
+    /// Finds every skill: built-ins, then the user dir, then the project's
+    /// `.agent/skills/`, then `--skills`; later sources replace earlier ones of
+    /// the same name. Broken ones are returned separately, never fatal.
+    pub fn discover(&self) -> (Vec<SkillPackage>, Vec<Broken>) {
+        let mut found: Vec<SkillPackage> = Vec::new();
+        let mut broken = Vec::new();
+        for b in agent_builtins::all() {
+            match Manifest::parse(b.manifest, Path::new("<built-in>/SKILL.yaml")) {
+                Ok(manifest) => found.push(SkillPackage {
+                    manifest,
+                    dir: None,
+                    component: Some(Arc::from(b.component)),
+                    origin: Origin::Builtin,
+                }),
+                Err(e) => broken.push(Broken {
+                    location: format!("built-in {}", b.name),
+                    error: e.to_string(),
+                }),
+            }
+        }
+        let sources = [
+            (self.paths.user_skills_dir(), Origin::User),
+            (
+                self.project_root.join(".agent").join("skills"),
+                Origin::Project,
+            ),
+        ];
+        for (dir, origin) in sources {
+            scan_dir(&dir, origin, &mut found, &mut broken);
+        }
+        for dir in &self.global.skills {
+            if dir.join("SKILL.yaml").is_file() {
+                add_dir(dir, Origin::CommandLine, &mut found, &mut broken);
+            } else if dir.is_dir() {
+                scan_dir(dir, Origin::CommandLine, &mut found, &mut broken);
+            } else {
+                broken.push(Broken {
+                    location: dir.display().to_string(),
+                    error:
+                        "--skills: not a skill directory (no SKILL.yaml) or a directory of skills"
+                            .into(),
+                });
+            }
+        }
+        // Later sources win.
+        let mut by_name: Vec<SkillPackage> = Vec::new();
+        for pkg in found {
+            by_name.retain(|p| p.manifest.name != pkg.manifest.name);
+            by_name.push(pkg);
+        }
+        by_name.sort_by(|a, b| a.manifest.name.cmp(&b.manifest.name));
+        (by_name, broken)
+    }
+
+    /// Discovers and loads every skill; broken ones are reported on stderr
+    /// and skipped.
+    pub fn load_all(&mut self) -> Result<Vec<Skill>> {
+        let (packages, mut broken) = self.discover();
+        let trust = self.trust()?;
+        let runtime = self.runtime()?;
+        let mut skills = Vec::new();
+        for pkg in packages {
+            let location = pkg
+                .dir
+                .as_ref()
+                .map(|d| d.display().to_string())
+                .unwrap_or_else(|| format!("built-in {}", pkg.manifest.name));
+            match runtime.load(pkg, &trust) {
+                Ok(skill) => skills.push(skill),
+                Err(e) => broken.push(Broken {
+                    location,
+                    error: e.to_string(),
+                }),
+            }
+        }
+        report_broken(&broken);
+        warn_unsigned(&skills);
+        Ok(skills)
+    }
+
+    /// Loads one skill by name (discovery) or by directory path.
+    pub fn load_one(&mut self, target: &str) -> Result<Skill> {
+        let path = Path::new(target);
+        if target.contains('/') || target.starts_with('.') || path.join("SKILL.yaml").is_file() {
+            let pkg = SkillPackage::from_dir(path, Origin::Path).map_err(load_err)?;
+            let trust = self.trust()?;
+            let skill = self.runtime()?.load(pkg, &trust).map_err(load_err)?;
+            warn_unsigned(std::slice::from_ref(&skill));
+            return Ok(skill);
+        }
+        let (packages, broken) = self.discover();
+        let Some(pkg) = packages.into_iter().find(|p| p.manifest.name == target) else {
+            if let Some(b) = broken.iter().find(|b| b.location.contains(target)) {
+                bail!("skill `{target}` is broken: {}: {}", b.location, b.error);
+            }
+            bail!("no skill named `{target}` (see `agent skill list`)");
+        };
+        let trust = self.trust()?;
+        let skill = self.runtime()?.load(pkg, &trust).map_err(load_err)?;
+        warn_unsigned(std::slice::from_ref(&skill));
+        Ok(skill)
+    }
+
+    /// Prints what was denied in this run (non-interactive runs especially).
+    pub fn report_denials(&self) -> bool {
+        let Some(g) = &self.grants else { return false };
+        let denials = g.grants().denials();
+        for d in &denials {
+            let scope = d
+                .scope
+                .as_deref()
+                .map(|s| format!(" ({s})"))
+                .unwrap_or_default();
+            eprintln!("denied: {} {}{scope}: {}", d.skill, d.permission, d.reason);
+        }
+        !denials.is_empty()
+    }
+}
+
+fn load_err(e: LoadError) -> anyhow::Error {
+    anyhow::anyhow!("{e}")
+}
+
+fn scan_dir(dir: &Path, origin: Origin, found: &mut Vec<SkillPackage>, broken: &mut Vec<Broken>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut dirs: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("SKILL.yaml").is_file())
+        .collect();
+    dirs.sort();
+    for d in dirs {
+        add_dir(&d, origin, found, broken);
+    }
+}
+
+fn add_dir(dir: &Path, origin: Origin, found: &mut Vec<SkillPackage>, broken: &mut Vec<Broken>) {
+    match SkillPackage::from_dir(dir, origin) {
+        Ok(pkg) => found.push(pkg),
+        Err(e) => broken.push(Broken {
+            location: dir.display().to_string(),
+            error: e.to_string(),
+        }),
+    }
+}
+
+pub fn report_broken(broken: &[Broken]) {
+    for b in broken {
+        eprintln!("warning: skipping skill at {}: {}", b.location, b.error);
+    }
+}
+
+fn warn_unsigned(skills: &[Skill]) {
+    for s in skills {
+        if s.signer == agent_runtime::Signer::Unsigned {
+            eprintln!(
+                "WARNING: skill `{}` is UNSIGNED and was loaded only because of --allow-unsigned (development use only)",
+                s.name()
+            );
+        }
+    }
+}
+
+/// Asks on the terminal: once / always / deny.
+struct TerminalApprover;
+
+impl Approver for TerminalApprover {
+    fn ask(&self, req: &ApprovalRequest) -> Answer {
+        let mut err = std::io::stderr().lock();
+        let scope = req
+            .scope
+            .as_deref()
+            .map(|s| format!(" ({s})"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            err,
+            "\nSkill `{}` asks for {}{scope} — {}\n  about to: {}",
+            req.skill,
+            req.permission,
+            req.permission.describe(),
+            req.detail
+        );
+        loop {
+            let _ = write!(err, "  [o] allow once  [a] allow always  [d] deny > ");
+            let _ = err.flush();
+            let mut line = String::new();
+            if std::io::stdin().lock().read_line(&mut line).unwrap_or(0) == 0 {
+                return Answer::Deny;
+            }
+            match line.trim().to_ascii_lowercase().as_str() {
+                "o" | "once" | "y" | "yes" => return Answer::Once,
+                "a" | "always" => return Answer::Always,
+                "d" | "deny" | "n" | "no" => return Answer::Deny,
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The permissions a skill declares, each with its grant status for listings.
+pub fn permission_status(
+    skill: &Manifest,
+    store: Option<&Store>,
+    allow: &AllowList,
+    interactive: bool,
+) -> Vec<(Permission, String)> {
+    skill
+        .permissions
+        .iter()
+        .map(|p| {
+            let flag = allow
+                .entries()
+                .iter()
+                .any(|e| e.permission == *p && e.skill.as_deref().is_none_or(|s| s == skill.name));
+            let stored = store.and_then(|s| s.grant(&skill.name, *p).ok().flatten());
+            let status = if flag {
+                "allowed by flag".to_string()
+            } else if let Some(rec) = stored.filter(|_| interactive) {
+                match rec.decision {
+                    agent_store::StoredDecision::Always => "granted (always)".to_string(),
+                    agent_store::StoredDecision::Deny => "denied (always)".to_string(),
+                }
+            } else if interactive {
+                "ask on first use".to_string()
+            } else {
+                "not granted".to_string()
+            };
+            (*p, status)
+        })
+        .collect()
+}

@@ -1,0 +1,228 @@
+//! Command-line definitions.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Exit codes (also listed in `--help` and the README).
+pub mod exit {
+    /// Success.
+    pub const OK: u8 = 0;
+    /// A failure: a tool error, a refused skill, a failed check.
+    pub const FAILURE: u8 = 1;
+    /// Bad command-line usage.
+    pub const USAGE: u8 = 2;
+    /// A capability was denied.
+    pub const DENIED: u8 = 4;
+}
+
+const AFTER_HELP: &str = "\
+Exit codes: 0 success · 1 failure (tool error, refused skill, failed check) · 2 usage error · 4 capability denied
+
+Data: config in $XDG_CONFIG_HOME/agent, data in $XDG_DATA_HOME/agent, cache in $XDG_CACHE_HOME/agent;
+AGENT_HOME=DIR puts all three under DIR. Non-interactive runs (CI set, or no terminal) never prompt:
+grants come only from --allow and --capabilities.";
+
+/// agent — an AI coding agent whose every extension is a signed WebAssembly component.
+#[derive(Debug, Parser)]
+#[command(name = "agent", version, about, after_help = AFTER_HELP, propagate_version = true)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options every command takes.
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// Project directory (default: the current directory).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+
+    /// Grant a permission without asking: `[SKILL/]PERM[:SCOPE]`, e.g. `file:read`,
+    /// `core-tools/shell:exec:git`. Repeatable. Non-interactive runs take grants only
+    /// from this flag and --capabilities.
+    #[arg(long = "allow", global = true, value_name = "GRANT")]
+    pub allow: Vec<String>,
+
+    /// A capability allowlist file (YAML: `allow: [...]`, `skills: {name: [...]}`).
+    #[arg(long = "capabilities", global = true, value_name = "FILE")]
+    pub capabilities: Vec<PathBuf>,
+
+    /// Extra skill directories (a skill, or a directory of skills); they override
+    /// built-in, user and project skills of the same name.
+    #[arg(long, global = true, value_delimiter = ',', value_name = "DIR")]
+    pub skills: Vec<PathBuf>,
+
+    /// Load UNSIGNED components from local development paths (command-line paths,
+    /// --skills, the project's .agent/skills). Never for installed skills.
+    #[arg(long, global = true)]
+    pub allow_unsigned: bool,
+
+    /// Never prompt, even on a terminal (as in CI).
+    #[arg(long, global = true)]
+    pub non_interactive: bool,
+
+    /// Print more: skill logs, grant decisions, timings.
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
+}
+
+/// Top-level commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Manage, inspect and run skills.
+    #[command(subcommand)]
+    Skill(SkillCommand),
+    /// Manage signing keys and trusted publisher keys.
+    #[command(subcommand)]
+    Keys(KeysCommand),
+    /// The audit log of grant decisions and capability use.
+    #[command(subcommand)]
+    Audit(AuditCommand),
+}
+
+/// Output format for listings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum Format {
+    /// A table for people.
+    #[default]
+    Text,
+    /// JSON for programs.
+    Json,
+}
+
+/// `agent skill ...`
+#[derive(Debug, Subcommand)]
+pub enum SkillCommand {
+    /// List skills: name, version, types, source, permissions and whether granted.
+    List {
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// Show a skill's manifest, permissions, grants, signer and tools.
+    Info {
+        /// Skill name.
+        name: String,
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// What a skill could do: its exports, imports, the permissions they need,
+    /// and its signature status.
+    Inspect {
+        /// A skill directory, a .wasm file, or a skill name.
+        target: String,
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// Run one tool of a skill and print its output (exit 1 on a tool error).
+    Call {
+        /// Skill name or skill directory.
+        skill: String,
+        /// Tool name.
+        tool: String,
+        /// The tool's input as JSON.
+        #[arg(long, default_value = "{}", value_name = "JSON")]
+        input: String,
+    },
+    /// Check a skill directory: manifest, signature, load, tools.
+    Test {
+        /// The skill directory.
+        path: PathBuf,
+    },
+    /// Create a new skill from a template that builds here.
+    Create {
+        /// Skill name (lowercase letters, digits and hyphens).
+        name: String,
+        /// Skill type.
+        #[arg(long = "type", value_enum, default_value_t = ScaffoldType::Tool)]
+        kind: ScaffoldType,
+        /// Language.
+        #[arg(long, value_enum, default_value_t = Lang::Rust)]
+        lang: Lang,
+        /// Parent directory (default: the current directory).
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Path to agent's `sdk-rust` (Rust skills; default: the one this binary was built from).
+        #[arg(long, value_name = "DIR")]
+        sdk: Option<PathBuf>,
+    },
+    /// Sign a skill's component (in place) with your secret key.
+    Sign {
+        /// A skill directory (its `implementation.component`) or a .wasm file.
+        path: PathBuf,
+        /// Secret key file (`agent keys generate`).
+        #[arg(long, value_name = "FILE")]
+        key: PathBuf,
+    },
+    /// Show a skill's permissions and stored grants; `--revoke` removes grants.
+    Permissions {
+        /// Skill name.
+        name: String,
+        /// Revoke stored grants: all of them, or the one permission given.
+        #[arg(long, value_name = "PERM", num_args = 0..=1, default_missing_value = "all")]
+        revoke: Option<String>,
+    },
+}
+
+/// Template types for `skill create`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ScaffoldType {
+    /// A tool skill.
+    Tool,
+}
+
+/// Languages for `skill create`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Lang {
+    /// Rust with agent-skill-sdk.
+    Rust,
+    /// JavaScript with componentize (QuickJS).
+    Js,
+}
+
+/// `agent keys ...`
+#[derive(Debug, Subcommand)]
+pub enum KeysCommand {
+    /// Generate a signing key pair (NAME.key, NAME.pub).
+    Generate {
+        /// Key name.
+        #[arg(long, default_value = "default")]
+        name: String,
+        /// Directory (default: the config dir's keys/).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// Also trust the new public key.
+        #[arg(long)]
+        trust: bool,
+    },
+    /// List your keys and the trusted publisher keys.
+    List,
+    /// Trust a publisher's public key file.
+    Trust {
+        /// The `.pub` file.
+        file: PathBuf,
+        /// A name to remember it by (default: the file's comment).
+        #[arg(long)]
+        name: Option<String>,
+    },
+    /// Stop trusting a key (by id or id prefix).
+    Untrust {
+        /// Key id (at least 4 hex digits).
+        id: String,
+    },
+}
+
+/// `agent audit ...`
+#[derive(Debug, Subcommand)]
+pub enum AuditCommand {
+    /// Check the hash chain: detects edited, removed or truncated entries.
+    Verify,
+    /// Print the last entries.
+    Show {
+        /// How many.
+        #[arg(long, default_value_t = 20)]
+        last: usize,
+    },
+}

@@ -1,0 +1,642 @@
+//! `agent skill ...`
+
+use std::path::{Path, PathBuf};
+
+use agent_manifest::{Manifest, Permission};
+use agent_runtime::{
+    ComponentInfo, ExportKind, ImportNeed, Signer, Skill, SkillError, SkillPackage,
+};
+use anyhow::{Context, Result, bail};
+use serde_json::json;
+
+use crate::app::{App, permission_status};
+use crate::cli::{Format, SkillCommand, exit};
+
+pub fn run(app: &mut App, cmd: SkillCommand) -> Result<u8> {
+    match cmd {
+        SkillCommand::List { format } => list(app, format),
+        SkillCommand::Info { name, format } => info(app, &name, format),
+        SkillCommand::Inspect { target, format } => inspect(app, &target, format),
+        SkillCommand::Call { skill, tool, input } => call(app, &skill, &tool, &input),
+        SkillCommand::Test { path } => test(app, &path),
+        SkillCommand::Create {
+            name,
+            kind: _,
+            lang,
+            dir,
+            sdk,
+        } => crate::scaffold::create(&name, lang, dir.as_deref(), sdk.as_deref()),
+        SkillCommand::Sign { path, key } => sign(&path, &key),
+        SkillCommand::Permissions { name, revoke } => permissions(app, &name, revoke.as_deref()),
+    }
+}
+
+fn types(m: &Manifest) -> String {
+    m.types
+        .iter()
+        .map(|t| t.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn signer_text(s: &Signer) -> String {
+    match s {
+        Signer::Key(k) => format!("signed by key {k}"),
+        Signer::Builtin(k) => format!("built-in (build key {k})"),
+        Signer::Unsigned => "UNSIGNED (--allow-unsigned)".into(),
+        Signer::NoComponent => "no component (prompt only)".into(),
+    }
+}
+
+fn list(app: &mut App, format: Format) -> Result<u8> {
+    let skills = app.load_all()?;
+    let store = app.store().ok();
+    let allow = app.allowlist()?;
+    let rows: Vec<serde_json::Value> = skills
+        .iter()
+        .map(|s| {
+            let perms = permission_status(&s.manifest, store.as_deref(), &allow, app.interactive);
+            json!({
+                "name": s.manifest.name,
+                "version": s.manifest.version.to_string(),
+                "types": s.manifest.types,
+                "source": s.origin.as_str(),
+                "signature": s.signer,
+                "permissions": perms.iter().map(|(p, st)| json!({"permission": p.as_str(), "status": st})).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    if format == Format::Json {
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+        return Ok(exit::OK);
+    }
+    let mut table = vec![[
+        "NAME".to_string(),
+        "VERSION".into(),
+        "TYPES".into(),
+        "SOURCE".into(),
+        "PERMISSIONS".into(),
+    ]];
+    for s in &skills {
+        let perms = permission_status(&s.manifest, store.as_deref(), &allow, app.interactive);
+        let perms = if perms.is_empty() {
+            "(none)".to_string()
+        } else {
+            perms
+                .iter()
+                .map(|(p, st)| format!("{p} [{st}]"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        table.push([
+            s.manifest.name.clone(),
+            s.manifest.version.to_string(),
+            types(&s.manifest),
+            s.origin.as_str().to_string(),
+            perms,
+        ]);
+    }
+    print_table(&table);
+    Ok(exit::OK)
+}
+
+fn print_table<const N: usize>(rows: &[[String; N]]) {
+    let mut widths = [0usize; N];
+    for row in rows {
+        for (i, cell) in row.iter().enumerate() {
+            widths[i] = widths[i].max(cell.chars().count());
+        }
+    }
+    for row in rows {
+        let mut line = String::new();
+        for (i, cell) in row.iter().enumerate() {
+            if i + 1 == N {
+                line.push_str(cell);
+            } else {
+                line.push_str(&format!("{cell:<w$}  ", w = widths[i]));
+            }
+        }
+        println!("{}", line.trim_end());
+    }
+}
+
+fn info(app: &mut App, name: &str, format: Format) -> Result<u8> {
+    let skill = app.load_one(name)?;
+    let ctx = app.call_context("cli")?;
+    let tools = if skill.exports(ExportKind::Tool) {
+        futures_block(app.runtime()?.list_tools(&skill, &ctx))?
+    } else {
+        Vec::new()
+    };
+    let store = app.store().ok();
+    let allow = app.allowlist()?;
+    let perms = permission_status(&skill.manifest, store.as_deref(), &allow, app.interactive);
+    if format == Format::Json {
+        let v = json!({
+            "manifest": skill.manifest,
+            "source": skill.origin.as_str(),
+            "dir": skill.dir,
+            "signature": skill.signer,
+            "digest": skill.digest,
+            "permissions": perms.iter().map(|(p, st)| json!({"permission": p.as_str(), "status": st})).collect::<Vec<_>>(),
+            "tools": tools.iter().map(|t| json!({"name": t.name, "description": t.description, "requires_approval": t.requires_approval, "input_schema": serde_json::from_str::<serde_json::Value>(&t.input_schema).unwrap_or(serde_json::Value::Null)})).collect::<Vec<_>>(),
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(exit::OK);
+    }
+    let m = &skill.manifest;
+    println!("{} {} — {}", m.name, m.version, m.description);
+    println!("  types:      {}", types(m));
+    println!(
+        "  source:     {}{}",
+        skill.origin.as_str(),
+        skill
+            .dir
+            .as_ref()
+            .map(|d| format!(" ({})", d.display()))
+            .unwrap_or_default()
+    );
+    println!("  signature:  {}", signer_text(&skill.signer));
+    if let Some(d) = &skill.digest {
+        println!("  sha256:     {d}");
+    }
+    for (label, v) in [
+        ("author", &m.author),
+        ("license", &m.license),
+        ("homepage", &m.homepage),
+    ] {
+        if let Some(v) = v {
+            println!("  {label:<10}  {v}");
+        }
+    }
+    println!("  permissions:");
+    if perms.is_empty() {
+        println!("    (none: pure computation)");
+    }
+    for (p, st) in &perms {
+        println!("    {p:<13} {st:<18} {}", p.describe());
+    }
+    if !m.exec.is_empty() {
+        println!("  exec allowlist: {}", m.exec.join(", "));
+    }
+    if !m.hosts.is_empty() {
+        println!(
+            "  hosts:          {}",
+            m.hosts
+                .iter()
+                .map(|h| h.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    if !m.env.is_empty() {
+        println!("  env:            {}", m.env.join(", "));
+    }
+    if !tools.is_empty() {
+        println!("  tools:");
+        for t in &tools {
+            let approval = if t.requires_approval {
+                " (asks before running)"
+            } else {
+                ""
+            };
+            println!("    {}{approval} — {}", t.name, t.description);
+        }
+    }
+    for w in m.warnings() {
+        println!("  note: {w}");
+    }
+    Ok(exit::OK)
+}
+
+/// Runs a future on the current tokio runtime from sync code.
+fn futures_block<F: std::future::Future<Output = Result<T, E>>, T, E: std::fmt::Display>(
+    f: F,
+) -> Result<T> {
+    tokio::task::block_in_place(|| tokio::runtime::Handle::current().block_on(f))
+        .map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+fn could_do(info: &ComponentInfo, m: Option<&Manifest>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut perms: Vec<Permission> = info.needed_permissions();
+    if info.uses_filesystem() {
+        if let Some(m) = m {
+            for p in [Permission::FileRead, Permission::FileWrite] {
+                if m.declares(p) {
+                    perms.push(p);
+                }
+            }
+        }
+    }
+    if let Some(m) = m {
+        if m.declares(Permission::EnvRead) {
+            perms.push(Permission::EnvRead);
+        }
+        if m.declares(Permission::EnvWrite) {
+            perms.push(Permission::EnvWrite);
+        }
+    }
+    perms.sort();
+    perms.dedup();
+    for p in perms {
+        let scope = match (p, m) {
+            (Permission::ShellExec, Some(m)) if !m.exec.is_empty() => {
+                format!(": {}", m.exec.join(", "))
+            }
+            (Permission::ShellExec, _) => ": ANY program".to_string(),
+            (Permission::NetFetch, Some(m)) => format!(
+                ": {}",
+                m.hosts
+                    .iter()
+                    .map(|h| h.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            (Permission::EnvRead | Permission::EnvWrite, Some(m)) => {
+                format!(": {}", m.env.join(", "))
+            }
+            _ => String::new(),
+        };
+        out.push(format!("{} ({p}){scope}", p.describe()));
+    }
+    if out.is_empty() {
+        out.push("nothing beyond computing: no files, programs, network or environment".into());
+    }
+    out
+}
+
+fn inspect(app: &mut App, target: &str, format: Format) -> Result<u8> {
+    let path = Path::new(target);
+    let (manifest, bytes, origin_label): (Option<Manifest>, Vec<u8>, String) = if path.is_file() {
+        (
+            None,
+            std::fs::read(path).with_context(|| format!("reading {}", path.display()))?,
+            path.display().to_string(),
+        )
+    } else if path.join("SKILL.yaml").is_file() {
+        let pkg = SkillPackage::from_dir(path, agent_runtime::Origin::Path)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let bytes = pkg
+            .component
+            .as_deref()
+            .map(<[u8]>::to_vec)
+            .unwrap_or_default();
+        (Some(pkg.manifest), bytes, path.display().to_string())
+    } else {
+        let (packages, _) = app.discover();
+        let pkg = packages
+            .into_iter()
+            .find(|p| p.manifest.name == target)
+            .with_context(|| {
+                format!("`{target}` is neither a file, a skill directory nor a known skill name")
+            })?;
+        let label = pkg
+            .dir
+            .as_ref()
+            .map(|d| d.display().to_string())
+            .unwrap_or_else(|| "built-in".into());
+        let bytes = pkg
+            .component
+            .as_deref()
+            .map(<[u8]>::to_vec)
+            .unwrap_or_default();
+        let builtin = pkg.origin == agent_runtime::Origin::Builtin;
+        let label = if builtin {
+            format!("{label} (built-in)")
+        } else {
+            label
+        };
+        (Some(pkg.manifest), bytes, label)
+    };
+    if bytes.is_empty() {
+        println!("{origin_label}: no component (a prompt-only skill)");
+        return Ok(exit::OK);
+    }
+    let trust = app.trust()?;
+    let origin = if origin_label.ends_with("(built-in)") {
+        agent_runtime::Origin::Builtin
+    } else {
+        agent_runtime::Origin::Path
+    };
+    let (info, sig) = app.runtime()?.inspect_component(&bytes, &trust, origin)?;
+    let sig_text = match &sig {
+        Ok(k) => format!("valid, signed by trusted key {k}"),
+        Err(e) => format!("NOT VERIFIED: {e}"),
+    };
+    let problems = manifest
+        .as_ref()
+        .map(|m| agent_runtime::inspect::check(&info, m))
+        .unwrap_or_default();
+    if format == Format::Json {
+        let v = json!({
+            "target": origin_label,
+            "signature": {"verified": sig.is_ok(), "detail": sig_text},
+            "imports": info.imports,
+            "exports": info.exports.iter().map(|e| e.export_name()).chain(info.other_exports.iter().cloned()).collect::<Vec<_>>(),
+            "needs": info.needed_permissions().iter().map(|p| p.as_str()).collect::<Vec<_>>(),
+            "declared": manifest.as_ref().map(|m| m.permissions.iter().map(|p| p.as_str()).collect::<Vec<_>>()),
+            "could_do": could_do(&info, manifest.as_ref()),
+            "problems": problems.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(if sig.is_ok() && problems.is_empty() {
+            exit::OK
+        } else {
+            exit::FAILURE
+        });
+    }
+    if let Some(m) = &manifest {
+        println!("{} {} ({origin_label})", m.name, m.version);
+    } else {
+        println!("{origin_label}");
+    }
+    println!("signature: {sig_text}");
+    println!("exports:");
+    for e in &info.exports {
+        let t = e
+            .skill_type()
+            .map(|t| t.to_string())
+            .unwrap_or_else(|| "hooks".into());
+        println!("  {} ({t})", e.export_name());
+    }
+    for e in &info.other_exports {
+        println!("  {e} (not used by agent)");
+    }
+    println!("imports:");
+    for i in &info.imports {
+        let need = match &i.need {
+            ImportNeed::Nothing if i.name.starts_with("wasi:filesystem/") => {
+                "files only with file:read / file:write".to_string()
+            }
+            ImportNeed::Nothing => "no permission".to_string(),
+            ImportNeed::Permission(p) => {
+                let declared = manifest
+                    .as_ref()
+                    .map(|m| {
+                        if m.declares(*p) {
+                            " (declared)"
+                        } else {
+                            " (NOT declared)"
+                        }
+                    })
+                    .unwrap_or("");
+                format!("needs {p}{declared}")
+            }
+            ImportNeed::Forbidden(r) => format!("NEVER LINKED: {r}"),
+            ImportNeed::Unknown(r) => format!("UNKNOWN: {r}"),
+        };
+        println!("  {:<40} {need}", i.name);
+    }
+    println!("could, once granted:");
+    for c in could_do(&info, manifest.as_ref()) {
+        println!("  - {c}");
+    }
+    for p in &problems {
+        println!("problem: {p}");
+    }
+    Ok(if sig.is_ok() && problems.is_empty() {
+        exit::OK
+    } else {
+        exit::FAILURE
+    })
+}
+
+fn call(app: &mut App, skill_name: &str, tool: &str, input: &str) -> Result<u8> {
+    let skill = app.load_one(skill_name)?;
+    if !skill.exports(ExportKind::Tool) {
+        bail!(
+            "skill `{}` has no tools (it is not a tool skill)",
+            skill.name()
+        );
+    }
+    let ctx = app.call_context("cli")?;
+    let verbose = app.global.verbose;
+    let rt = app.runtime()?;
+    let tools = futures_block(rt.list_tools(&skill, &ctx))?;
+    let Some(spec) = tools.iter().find(|t| t.name == tool) else {
+        bail!(
+            "skill `{}` has no tool `{tool}` (its tools: {})",
+            skill.name(),
+            tools
+                .iter()
+                .map(|t| t.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    };
+    if let Err(problem) = agent_runtime::schema::check_input(&spec.input_schema, input) {
+        eprintln!("error: --input for `{tool}`: {problem}");
+        return Ok(exit::USAGE);
+    }
+    let (result, logs) = futures_block(rt.call_tool(&skill, &ctx, tool, input))?;
+    if verbose {
+        for l in &logs {
+            eprintln!("[{} {}] {}", skill.name(), l.level, l.message);
+        }
+    }
+    let denied = app.report_denials();
+    match result {
+        Ok(out) => {
+            println!("{}", out.text);
+            Ok(exit::OK)
+        }
+        Err(err) => {
+            let (kind, msg) = match &err {
+                SkillError::InvalidInput(m) => ("invalid input", m),
+                SkillError::NotFound(m) => ("not found", m),
+                SkillError::Denied(m) => ("denied", m),
+                SkillError::Failed(m) => ("failed", m),
+            };
+            eprintln!("error: {}.{tool} {kind}: {msg}", skill.name());
+            Ok(if denied || matches!(err, SkillError::Denied(_)) {
+                exit::DENIED
+            } else {
+                exit::FAILURE
+            })
+        }
+    }
+}
+
+fn test(app: &mut App, path: &Path) -> Result<u8> {
+    let mut problems = Vec::new();
+    let manifest = match Manifest::load_dir(path) {
+        Ok(m) => {
+            println!("ok    manifest {} {} ({})", m.name, m.version, types(&m));
+            m
+        }
+        Err(e) => {
+            println!("FAIL  manifest: {e}");
+            return Ok(exit::FAILURE);
+        }
+    };
+    let pkg = match SkillPackage::from_dir(path, agent_runtime::Origin::Path) {
+        Ok(p) => p,
+        Err(e) => {
+            println!("FAIL  {e}");
+            return Ok(exit::FAILURE);
+        }
+    };
+    let trust = app.trust()?;
+    let skill: Skill = match app.runtime()?.load(pkg, &trust) {
+        Ok(s) => {
+            println!("ok    signature: {}", signer_text(&s.signer));
+            println!("ok    imports match permissions, exports match types");
+            s
+        }
+        Err(e) => {
+            println!("FAIL  load: {e}");
+            return Ok(exit::FAILURE);
+        }
+    };
+    if skill.exports(ExportKind::Tool) {
+        let ctx = app.call_context("cli")?;
+        match futures_block(app.runtime()?.list_tools(&skill, &ctx)) {
+            Ok(tools) => {
+                println!("ok    {} tool(s):", tools.len());
+                for t in &tools {
+                    let schema_ok = serde_json::from_str::<serde_json::Value>(&t.input_schema)
+                        .map(|v| v.is_object())
+                        .unwrap_or(false);
+                    if !schema_ok {
+                        problems.push(format!(
+                            "tool `{}`: its input schema is not a JSON object",
+                            t.name
+                        ));
+                    }
+                    println!("        {} — {}", t.name, t.description);
+                    match manifest.tool(&t.name) {
+                        None => problems.push(format!("tool `{}` is offered by the component but not listed in SKILL.yaml `tools`", t.name)),
+                        Some(decl) => {
+                            if decl.requires_approval != t.requires_approval {
+                                problems.push(format!("tool `{}`: requires_approval is {} in SKILL.yaml but {} in the component", t.name, decl.requires_approval, t.requires_approval));
+                            }
+                            if let Some(file) = &decl.input_schema_file {
+                                let p = manifest.resolve_path(path, file);
+                                match std::fs::read_to_string(&p).map_err(|e| e.to_string()).and_then(|s| serde_json::from_str::<serde_json::Value>(&s).map_err(|e| e.to_string())) {
+                                    Ok(file_schema) => {
+                                        let comp: serde_json::Value = serde_json::from_str(&t.input_schema).unwrap_or_default();
+                                        if file_schema != comp {
+                                            problems.push(format!("tool `{}`: {} differs from the schema the component returns", t.name, p.display()));
+                                        }
+                                    }
+                                    Err(e) => problems.push(format!("tool `{}`: input_schema_file {}: {e}", t.name, p.display())),
+                                }
+                            }
+                        }
+                    }
+                }
+                for decl in &manifest.tools {
+                    if !tools.iter().any(|t| t.name == decl.name) {
+                        problems.push(format!(
+                            "SKILL.yaml lists tool `{}` but the component does not offer it",
+                            decl.name
+                        ));
+                    }
+                }
+            }
+            Err(e) => problems.push(format!("list-tools failed: {e}")),
+        }
+    }
+    for w in manifest.warnings() {
+        println!("note  {w}");
+    }
+    if problems.is_empty() {
+        println!("PASS  {}", manifest.name);
+        Ok(exit::OK)
+    } else {
+        for p in &problems {
+            println!("FAIL  {p}");
+        }
+        Ok(exit::FAILURE)
+    }
+}
+
+fn sign(path: &Path, key_file: &Path) -> Result<u8> {
+    let key = agent_trust::SecretKey::read(key_file)?;
+    let target: PathBuf = if path.is_dir() {
+        let m = Manifest::load_dir(path)?;
+        m.component_path(path).with_context(|| {
+            format!(
+                "{}: SKILL.yaml has no implementation.component to sign",
+                path.display()
+            )
+        })?
+    } else {
+        path.to_path_buf()
+    };
+    let bytes = std::fs::read(&target).with_context(|| format!("reading {}", target.display()))?;
+    let signed = agent_trust::sign(&bytes, key.signing_key())
+        .map_err(|e| anyhow::anyhow!("{}: {e}", target.display()))?;
+    let tmp = target.with_extension("wasm.signing");
+    std::fs::write(&tmp, &signed).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, &target).with_context(|| format!("replacing {}", target.display()))?;
+    println!("signed {} with key {}", target.display(), key.public().id());
+    Ok(exit::OK)
+}
+
+fn permissions(app: &mut App, name: &str, revoke: Option<&str>) -> Result<u8> {
+    let (packages, _) = app.discover();
+    let manifest = packages
+        .iter()
+        .find(|p| p.manifest.name == name)
+        .map(|p| p.manifest.clone());
+    let store = app.store()?;
+    if let Some(which) = revoke {
+        let perm = if which == "all" {
+            None
+        } else {
+            Some(
+                which
+                    .parse::<Permission>()
+                    .map_err(|e| anyhow::anyhow!("--revoke: {e}"))?,
+            )
+        };
+        let grants = app.grants()?;
+        let removed = grants.grants().revoke(name, perm)?;
+        grants.forget(name);
+        // Non-interactive Grants hold no store: remove stored answers directly too.
+        let removed = if app.interactive {
+            removed
+        } else {
+            store.revoke(name, perm)?
+        };
+        println!(
+            "revoked {removed} stored grant(s) of {name}{}",
+            perm.map(|p| format!(" for {p}")).unwrap_or_default()
+        );
+        return Ok(exit::OK);
+    }
+    let stored = store.grants_for(name)?;
+    match &manifest {
+        Some(m) => {
+            println!("{} declares:", m.name);
+            if m.permissions.is_empty() {
+                println!("  (no permissions)");
+            }
+            for p in &m.permissions {
+                let rec = stored.iter().find(|r| r.permission == *p);
+                let st = match rec {
+                    Some(r) => format!("{:?} since {}", r.decision, r.at).to_lowercase(),
+                    None => "not granted (asked on first use)".into(),
+                };
+                println!("  {p:<13} {st:<40} {}", p.describe());
+            }
+        }
+        None => {
+            if stored.is_empty() {
+                bail!("no skill named `{name}` and no stored grants for it");
+            }
+            println!("{name} (not installed) has stored grants:");
+            for r in &stored {
+                println!(
+                    "  {:<13} {:?} since {}",
+                    r.permission.as_str(),
+                    r.decision,
+                    r.at
+                );
+            }
+        }
+    }
+    Ok(exit::OK)
+}
