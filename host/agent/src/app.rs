@@ -15,7 +15,7 @@ use agent_store::{AgentPaths, Store};
 use agent_trust::TrustStore;
 use anyhow::{Context, Result, bail};
 
-use crate::cli::GlobalArgs;
+use crate::cli::{GlobalArgs, UsageError};
 
 /// A skill that could not be used, and why.
 pub struct Broken {
@@ -44,7 +44,11 @@ impl App {
             None => std::env::current_dir().context("reading the current directory")?,
         };
         if !project_root.is_dir() {
-            bail!("--project {}: not a directory", project_root.display());
+            return Err(UsageError(format!(
+                "--project {}: not a directory",
+                project_root.display()
+            ))
+            .into());
         }
         let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
         let interactive = !global.non_interactive
@@ -78,10 +82,11 @@ impl App {
     /// The allowlist from `--allow` and `--capabilities`.
     pub fn allowlist(&self) -> Result<AllowList> {
         let mut list = AllowList::from_flags(&self.global.allow)
-            .map_err(|e| anyhow::anyhow!("--allow {e}"))?;
+            .map_err(|e| UsageError(format!("--allow {e}")))?;
         for file in &self.global.capabilities {
             list.extend(
-                AllowList::from_file(file).map_err(|e| anyhow::anyhow!("--capabilities {e}"))?,
+                AllowList::from_file(file)
+                    .map_err(|e| UsageError(format!("--capabilities {e}")))?,
             );
         }
         Ok(list)

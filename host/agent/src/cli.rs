@@ -16,6 +16,18 @@ pub mod exit {
     pub const DENIED: u8 = 4;
 }
 
+/// An error in what the user typed (a flag value): exit code 2.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
 const AFTER_HELP: &str = "\
 Exit codes: 0 success · 1 failure (tool error, refused skill, failed check) · 2 usage error · 4 capability denied
 

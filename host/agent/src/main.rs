@@ -55,7 +55,11 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::from(exit::FAILURE)
+            if e.downcast_ref::<cli::UsageError>().is_some() {
+                ExitCode::from(exit::USAGE)
+            } else {
+                ExitCode::from(exit::FAILURE)
+            }
         }
     }
 }

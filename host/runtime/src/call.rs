@@ -180,10 +180,12 @@ impl Runtime {
         let root_display = ctx.project_root.display().to_string();
         let file_access = if !uses_fs || !consult_grants {
             None
-        } else if check(
-            Permission::FileWrite,
-            &format!("read and write files in {root_display}"),
-        ) {
+        } else if intent == Some(FileIntent::Write)
+            && check(
+                Permission::FileWrite,
+                &format!("read and write files in {root_display}"),
+            )
+        {
             Some(FileAccess::ReadWrite)
         } else if check(
             Permission::FileRead,

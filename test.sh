@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Runs every check and test of the project. Installs what the tests need when
+# it is missing (the wasm32-wasip2 target, git, node/npm and the JS example's
+# npm packages), so it works on a fresh machine. CI runs exactly this.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+say() { printf '\n==> %s\n' "$*"; }
+need_apt=()
+command -v git >/dev/null 2>&1 || need_apt+=(git)
+command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
+command -v npm >/dev/null 2>&1 || need_apt+=(npm)
+if ((${#need_apt[@]})); then
+  say "installing ${need_apt[*]}"
+  if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq "${need_apt[@]}"
+  else sudo apt-get update -qq && sudo apt-get install -y -qq "${need_apt[@]}"; fi
+fi
+
+# rust-toolchain.toml pins the toolchain and the wasm32-wasip2 target; make
+# sure rustup has installed both before anything else runs.
+say "toolchain"
+rustup show active-toolchain
+rustup target list --installed | grep -qx wasm32-wasip2 || rustup target add wasm32-wasip2
+
+say "JavaScript example skill (npm packages, offline build)"
+sdk-guest-examples/js-hello/ensure-built.sh >/dev/null
+
+say "formatting"
+cargo fmt --all -- --check
+
+say "clippy (host crates and guests compiled natively)"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+say "clippy (guests for wasm32-wasip2)"
+cargo clippy --locked --target wasm32-wasip2 --target-dir target/guests \
+  -p agent-skill-sdk -p core-tools -p rust-hello -p guest-hostile -p guest-sockets -- -D warnings
+
+say "tests: guest crates' own unit tests (native)"
+cargo test --locked -p agent-skill-sdk -p core-tools -p rust-hello
+
+say "tests: host crates, integration suite (real components in the real host), CLI"
+cargo test --locked
