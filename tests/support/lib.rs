@@ -27,7 +27,17 @@ pub fn build_guest(package: &str) -> PathBuf {
     let target = workspace().join("target").join("guests");
     let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .current_dir(workspace())
-        .args(["build", "--quiet", "--target", "wasm32-wasip2", "--profile", "guest", "-p", package, "--target-dir"])
+        .args([
+            "build",
+            "--quiet",
+            "--target",
+            "wasm32-wasip2",
+            "--profile",
+            "guest",
+            "-p",
+            package,
+            "--target-dir",
+        ])
         .arg(&target)
         .env_remove("CARGO_TARGET_DIR")
         .env_remove("RUSTFLAGS")
@@ -37,7 +47,10 @@ pub fn build_guest(package: &str) -> PathBuf {
         .expect("running cargo to build a guest");
     assert!(status.success(), "building guest {package} failed");
     let stem = package.replace('-', "_");
-    let path = target.join("wasm32-wasip2").join("guest").join(format!("{stem}.wasm"));
+    let path = target
+        .join("wasm32-wasip2")
+        .join("guest")
+        .join(format!("{stem}.wasm"));
     assert!(path.exists(), "{} missing after build", path.display());
     path
 }
@@ -49,7 +62,12 @@ pub fn guest_bytes(package: &str) -> Vec<u8> {
 
 /// Writes a skill directory: `SKILL.yaml` and `skill.wasm` (signed with
 /// `key` when given). Returns the directory.
-pub fn write_skill(dir: &Path, manifest: &str, component: &[u8], key: Option<&SecretKey>) -> PathBuf {
+pub fn write_skill(
+    dir: &Path,
+    manifest: &str,
+    component: &[u8],
+    key: Option<&SecretKey>,
+) -> PathBuf {
     std::fs::create_dir_all(dir).expect("mkdir skill");
     std::fs::write(dir.join("SKILL.yaml"), manifest).expect("write manifest");
     let bytes = match key {
@@ -92,7 +110,8 @@ impl Sandbox {
     /// Generates a key, trusts it, and returns it.
     pub fn trusted_key(&self) -> SecretKey {
         let key = SecretKey::generate().expect("key");
-        let mut store = agent_trust::TrustStore::load(&self.paths().trusted_keys_dir()).expect("store");
+        let mut store =
+            agent_trust::TrustStore::load(&self.paths().trusted_keys_dir()).expect("store");
         store.trust(key.public(), "test publisher").expect("trust");
         key
     }

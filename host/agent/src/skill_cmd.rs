@@ -506,6 +506,7 @@ fn test(app: &mut App, path: &Path) -> Result<u8> {
                     }
                     println!("        {} — {}", t.name, t.description);
                     match manifest.tool(&t.name) {
+                        None if manifest.tools.is_empty() => {}
                         None => problems.push(format!("tool `{}` is offered by the component but not listed in SKILL.yaml `tools`", t.name)),
                         Some(decl) => {
                             if decl.requires_approval != t.requires_approval {
@@ -537,6 +538,11 @@ fn test(app: &mut App, path: &Path) -> Result<u8> {
             }
             Err(e) => problems.push(format!("list-tools failed: {e}")),
         }
+    }
+    if manifest.tools.is_empty() && skill.exports(ExportKind::Tool) {
+        println!(
+            "note  SKILL.yaml lists no `tools`: users see them only after loading the component"
+        );
     }
     for w in manifest.warnings() {
         println!("note  {w}");

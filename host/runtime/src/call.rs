@@ -245,6 +245,7 @@ impl Runtime {
             logs_dropped: 0,
             exec_count: 0,
             http_count: 0,
+            deadline: None,
             stdout,
         };
         let mut store = Store::new(&self.engine, state);
@@ -307,6 +308,10 @@ impl Runtime {
     }
 }
 
+/// How long past the epoch deadline the host waits before cancelling a call
+/// stuck in a host import.
+const GRACE: Duration = Duration::from_millis(100);
+
 fn ticks(timeout: Duration) -> u64 {
     (timeout.as_millis() / EPOCH_TICK.as_millis()).max(1) as u64 + 1
 }
@@ -345,12 +350,36 @@ impl SkillInstance<'_> {
             });
         }
         self.store.set_epoch_deadline(ticks(self.timeout));
+        self.store.data_mut().deadline = Some(std::time::Instant::now() + self.timeout);
         Ok(())
     }
 
     fn fail(&mut self, e: wasmtime::Error) -> CallError {
         self.poisoned = true;
-        classify(self.skill.name(), e, self.timeout, self.memory_limit)
+        match classify(self.skill.name(), e, self.timeout, self.memory_limit) {
+            // A panic's message goes to the guest's stderr: add its tail.
+            CallError::Trap { skill, mut message } => {
+                let printed = self.printed();
+                let tail = printed.trim_end();
+                if !tail.is_empty() {
+                    let mut start = tail.len().saturating_sub(4096);
+                    while !tail.is_char_boundary(start) {
+                        start += 1;
+                    }
+                    message = format!("{}\nguest output:\n{}", message.trim_end(), &tail[start..]);
+                }
+                CallError::Trap { skill, message }
+            }
+            other => other,
+        }
+    }
+
+    fn timed_out(&mut self) -> CallError {
+        self.poisoned = true;
+        CallError::Timeout {
+            skill: self.skill.name().to_string(),
+            limit: self.timeout,
+        }
     }
 
     /// The tools the skill offers.
@@ -360,9 +389,13 @@ impl SkillInstance<'_> {
     pub async fn list_tools(&mut self) -> Result<Vec<ToolSpec>, CallError> {
         self.enter(ExportKind::Tool)?;
         let guest = self.load_tool()?;
-        match guest.call_list_tools(&mut self.store).await {
-            Ok(tools) => Ok(tools),
-            Err(e) => Err(self.fail(e)),
+        // The epoch deadline stops wasm code; this also bounds time spent in
+        // host imports (a program or request that outlives the call).
+        let limit = self.timeout + GRACE;
+        match tokio::time::timeout(limit, guest.call_list_tools(&mut self.store)).await {
+            Err(_) => Err(self.timed_out()),
+            Ok(Ok(tools)) => Ok(tools),
+            Ok(Err(e)) => Err(self.fail(e)),
         }
     }
 
@@ -379,10 +412,13 @@ impl SkillInstance<'_> {
         self.enter(ExportKind::Tool)?;
         let guest = self.load_tool()?;
         let input = input.to_string();
-        match guest.call_call_tool(&mut self.store, name, &input).await {
-            Ok(Ok(text)) => Ok(Ok(self.cap_output(text))),
-            Ok(Err(err)) => Ok(Err(self.cap_error(err))),
-            Err(e) => Err(self.fail(e)),
+        let limit = self.timeout + GRACE;
+        match tokio::time::timeout(limit, guest.call_call_tool(&mut self.store, name, &input)).await
+        {
+            Err(_) => Err(self.timed_out()),
+            Ok(Ok(Ok(text))) => Ok(Ok(self.cap_output(text))),
+            Ok(Ok(Err(err))) => Ok(Err(self.cap_error(err))),
+            Ok(Err(e)) => Err(self.fail(e)),
         }
     }
 

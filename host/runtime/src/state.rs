@@ -110,7 +110,20 @@ pub struct HostState {
     pub(crate) logs_dropped: usize,
     pub(crate) exec_count: u32,
     pub(crate) http_count: u32,
+    /// When the current call must end; host imports clamp their own time
+    /// limits to it.
+    pub(crate) deadline: Option<std::time::Instant>,
     pub(crate) stdout: MemoryOutputPipe,
+}
+
+impl HostState {
+    /// `limit`, shortened to the time left in the current call.
+    pub(crate) fn clamp_to_deadline(&self, limit: std::time::Duration) -> std::time::Duration {
+        match self.deadline {
+            Some(d) => limit.min(d.saturating_duration_since(std::time::Instant::now())),
+            None => limit,
+        }
+    }
 }
 
 /// What the WASI filesystem was given for this call.

@@ -249,7 +249,7 @@ impl TrustStore {
                 .map_err(|e| TrustError::Key(format!("{}: {e}", path.display())))?;
             keys.push(TrustedKey { key, name, path });
         }
-        keys.sort_by(|a, b| a.key.id().cmp(&b.key.id()));
+        keys.sort_by_key(|k| k.key.id());
         Ok(TrustStore {
             dir: dir.to_path_buf(),
             keys,

@@ -142,6 +142,7 @@ impl HostState {
             .map(|ms| Duration::from_millis(u64::from(ms)))
             .unwrap_or(self.policy.exec_timeout)
             .min(self.policy.exec_timeout);
+        let timeout = self.clamp_to_deadline(timeout);
 
         let mut cmd = tokio::process::Command::new(&req.program);
         cmd.args(&req.args)

@@ -92,6 +92,7 @@ impl HostState {
             .map(|ms| Duration::from_millis(u64::from(ms)))
             .unwrap_or(self.policy.http_timeout)
             .min(self.policy.http_timeout);
+        let timeout = self.clamp_to_deadline(timeout);
         let client = self.ctx.http_client().map_err(CapabilityError::Failed)?;
 
         let mut redirects = 0;

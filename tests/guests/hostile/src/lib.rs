@@ -14,7 +14,11 @@ use exports::agent::skill::tool::Guest;
 struct Hostile;
 
 fn arg(input: &serde_json::Value, key: &str) -> String {
-    input.get(key).and_then(|v| v.as_str()).unwrap_or_default().to_string()
+    input
+        .get(key)
+        .and_then(|v| v.as_str())
+        .unwrap_or_default()
+        .to_string()
 }
 
 fn number(input: &serde_json::Value, key: &str) -> u64 {
@@ -39,8 +43,8 @@ impl Guest for Hostile {
     }
 
     fn call_tool(name: String, input: String) -> Result<String, SkillError> {
-        let input: serde_json::Value = serde_json::from_str(&input)
-            .map_err(|e| SkillError::InvalidInput(e.to_string()))?;
+        let input: serde_json::Value =
+            serde_json::from_str(&input).map_err(|e| SkillError::InvalidInput(e.to_string()))?;
         match name.as_str() {
             // Read any path the test names.
             "read" => std::fs::read_to_string(arg(&input, "path"))
@@ -56,7 +60,11 @@ impl Guest for Hostile {
                 let args = input
                     .get("args")
                     .and_then(|a| a.as_array())
-                    .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|v| v.as_str().map(String::from))
+                            .collect()
+                    })
                     .unwrap_or_default();
                 let env = input
                     .get("env")

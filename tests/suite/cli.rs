@@ -1,0 +1,590 @@
+//! The real `agent` binary, end to end: built-in core-tools through the
+//! CLI, discovery, keys and signing, permissions, audit, scaffolds.
+
+use std::path::Path;
+use std::process::Stdio;
+
+use agent_tests::{Sandbox, build_guest, text, tool_manifest, write_skill};
+
+fn ok(out: &std::process::Output) -> String {
+    let (stdout, stderr) = text(out);
+    assert!(
+        out.status.success(),
+        "expected success, got {:?}\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        out.status.code()
+    );
+    stdout
+}
+
+fn code(out: &std::process::Output) -> i32 {
+    out.status.code().unwrap_or(-1)
+}
+
+fn write(root: &Path, rel: &str, content: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+    std::fs::write(p, content).expect("write");
+}
+
+#[test]
+fn list_shows_core_tools_with_its_permissions() {
+    let sb = Sandbox::new();
+    let out = sb.agent(&["skill", "list"]);
+    let stdout = ok(&out);
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("core-tools"))
+        .unwrap_or_else(|| panic!("no core-tools row:\n{stdout}"));
+    assert!(line.contains("builtin"), "{line}");
+    assert!(line.contains("file:read [not granted]"), "{line}");
+    assert!(line.contains("shell:exec [not granted]"), "{line}");
+
+    let json = sb.agent(&["skill", "list", "--format", "json", "--allow", "file:read"]);
+    let rows: serde_json::Value = serde_json::from_str(&ok(&json)).expect("json");
+    let core = rows
+        .as_array()
+        .and_then(|r| r.iter().find(|s| s["name"] == "core-tools"))
+        .expect("core-tools row");
+    assert_eq!(core["source"], "builtin");
+    assert_eq!(core["signature"]["status"], "builtin");
+    assert_eq!(core["permissions"][0]["permission"], "file:read");
+    assert_eq!(core["permissions"][0]["status"], "allowed by flag");
+}
+
+#[test]
+fn core_tools_reads_edits_searches_and_runs_through_the_cli() {
+    let sb = Sandbox::new();
+    let p = sb.project.path();
+    write(p, "src/main.rs", "fn main() {\n    println!(\"hi\");\n}\n");
+    write(p, ".gitignore", "ignored/\n");
+    write(p, "ignored/secret.rs", "println!(\"hidden\");\n");
+
+    // No grant: denied, exit 4, and the denial says which flag would grant it.
+    let out = sb.agent(&[
+        "skill",
+        "call",
+        "core-tools",
+        "read_file",
+        "--input",
+        r#"{"path":"src/main.rs"}"#,
+    ]);
+    assert_eq!(code(&out), 4, "{:?}", text(&out));
+    assert!(
+        text(&out).1.contains("--allow core-tools/file:read"),
+        "{}",
+        text(&out).1
+    );
+
+    let out = sb.agent(&[
+        "skill",
+        "call",
+        "core-tools",
+        "read_file",
+        "--input",
+        r#"{"path":"src/main.rs"}"#,
+        "--allow",
+        "file:read",
+    ]);
+    assert!(ok(&out).contains("println!(\"hi\");"));
+
+    // edit: exactly one match replaced on disk.
+    let out = sb.agent(&[
+        "skill",
+        "call",
+        "core-tools",
+        "edit",
+        "--allow",
+        "file:write",
+        "--input",
+        r#"{"path":"src/main.rs","old":"\"hi\"","new":"\"hello\""}"#,
+    ]);
+    ok(&out);
+    let content = std::fs::read_to_string(p.join("src/main.rs")).expect("read");
+    assert!(content.contains("println!(\"hello\");"), "{content}");
+
+    // edit with no match: a tool error, exit 1, file unchanged.
+    let out = sb.agent(&[
+        "skill",
+        "call",
+        "core-tools",
+        "edit",
+        "--allow",
+        "file:write",
+        "--input",
+        r#"{"path":"src/main.rs","old":"nope","new":"x"}"#,
+    ]);
+    assert_eq!(code(&out), 1, "{:?}", text(&out));
+    assert!(text(&out).1.contains("not found"), "{}", text(&out).1);
+    assert_eq!(
+        std::fs::read_to_string(p.join("src/main.rs")).expect("read"),
+        content
+    );
+
+    // search honours .gitignore.
+    let out = sb.agent(&[
+        "skill",
+        "call",
+        "core-tools",
+        "search",
+        "--allow",
+        "file:read",
+        "--input",
+        r#"{"pattern":"println"}"#,
+    ]);
+    let found = ok(&out);
+    assert!(found.contains("src/main.rs:2:"), "{found}");
+    assert!(!found.contains("secret.rs"), "{found}");
+
+    // exec through the exec import, scoped grant.
+    let out = sb.agent(&[
+        "skill",
+        "call",
+        "core-tools",
+        "exec",
+        "--allow",
+        "core-tools/shell:exec:echo",
+        "--input",
+        r#"{"program":"echo","args":["from","exec"]}"#,
+    ]);
+    assert!(ok(&out).contains("from exec"));
+    // ... and a program the grant does not cover is denied.
+    let out = sb.agent(&[
+        "skill",
+        "call",
+        "core-tools",
+        "exec",
+        "--allow",
+        "core-tools/shell:exec:echo",
+        "--input",
+        r#"{"program":"ls","args":[]}"#,
+    ]);
+    assert_eq!(code(&out), 4, "{:?}", text(&out));
+
+    // Bad input is a usage error naming the property.
+    let out = sb.agent(&[
+        "skill",
+        "call",
+        "core-tools",
+        "read_file",
+        "--input",
+        r#"{"paht":"x"}"#,
+    ]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        text(&out).1.contains("missing required property `path`"),
+        "{}",
+        text(&out).1
+    );
+
+    // Every decision and use is in an intact audit chain.
+    let out = sb.agent(&["audit", "verify"]);
+    assert!(ok(&out).contains("hash chain intact"));
+    let log = std::fs::read_to_string(sb.paths().audit_log_path()).expect("audit");
+    assert!(log.contains("\"capability\":\"shell:exec\""), "{log}");
+    assert!(log.contains("denied:not-allowed"), "{log}");
+}
+
+#[test]
+fn audit_verify_detects_an_edited_line() {
+    let sb = Sandbox::new();
+    write(sb.project.path(), "a.txt", "x");
+    for _ in 0..2 {
+        sb.agent(&[
+            "skill",
+            "call",
+            "core-tools",
+            "read_file",
+            "--input",
+            r#"{"path":"a.txt"}"#,
+        ]);
+    }
+    let path = sb.paths().audit_log_path();
+    let log = std::fs::read_to_string(&path).expect("audit");
+    assert!(log.lines().count() >= 2, "{log}");
+    std::fs::write(&path, log.replacen("denied", "granted", 1)).expect("tamper");
+    let out = sb.agent(&["audit", "verify"]);
+    assert_eq!(code(&out), 1);
+    assert!(text(&out).1.contains("TAMPERED"), "{:?}", text(&out));
+}
+
+#[test]
+fn discovery_layers_sources_and_skips_broken_skills() {
+    let sb = Sandbox::new();
+    let key = sb.trusted_key();
+    let hello = std::fs::read(build_guest("rust-hello")).expect("rust-hello");
+    let hello_manifest = |version: &str| {
+        format!(
+            "name: hello\nversion: {version}\ndescription: hello\ntypes: [tool]\nimplementation:\n  component: skill.wasm\n"
+        )
+    };
+    write_skill(
+        &sb.paths().user_skills_dir().join("hello"),
+        &hello_manifest("1.0.0"),
+        &hello,
+        Some(&key),
+    );
+    let project_skills = sb.project.path().join(".agent/skills");
+    write_skill(
+        &project_skills.join("hello"),
+        &hello_manifest("2.0.0"),
+        &hello,
+        Some(&key),
+    );
+    write(&project_skills, "broken/SKILL.yaml", "name: Broken Name\n");
+
+    let out = sb.agent(&["skill", "list"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    let row = stdout
+        .lines()
+        .find(|l| l.starts_with("hello "))
+        .expect("hello row");
+    assert!(
+        row.contains("2.0.0") && row.contains("project"),
+        "project overrides user: {row}"
+    );
+    assert!(stdout.contains("core-tools"), "{stdout}");
+    assert!(
+        stderr.contains("skipping skill") && stderr.contains("broken"),
+        "{stderr}"
+    );
+
+    let out = sb.agent(&[
+        "skill",
+        "call",
+        "hello",
+        "greet",
+        "--input",
+        r#"{"name":"Ada"}"#,
+    ]);
+    assert!(ok(&out).contains("Hello, Ada!"));
+}
+
+#[test]
+fn signing_and_trust_through_the_cli() {
+    let sb = Sandbox::new();
+    let dir = sb.project.path().join("skill");
+    let hello = std::fs::read(build_guest("rust-hello")).expect("rust-hello");
+    write_skill(&dir, &tool_manifest("hello", ""), &hello, None);
+    let dir_s = dir.to_str().expect("utf8");
+
+    let out = sb.agent(&["skill", "test", dir_s]);
+    assert_eq!(code(&out), 1);
+    assert!(text(&out).0.contains("not signed"), "{:?}", text(&out));
+
+    // --allow-unsigned: loads a local path, loudly.
+    let out = sb.agent(&[
+        "skill",
+        "call",
+        dir_s,
+        "greet",
+        "--allow-unsigned",
+        "--input",
+        r#"{"name":"x"}"#,
+    ]);
+    assert!(ok(&out).contains("Hello, x!"));
+    assert!(text(&out).1.contains("UNSIGNED"), "{}", text(&out).1);
+
+    let keys = sb.home.path().join("mykeys");
+    let out = sb.agent(&[
+        "keys",
+        "generate",
+        "--name",
+        "me",
+        "--out",
+        keys.to_str().expect("utf8"),
+    ]);
+    ok(&out);
+    let out = sb.agent(&[
+        "skill",
+        "sign",
+        dir_s,
+        "--key",
+        keys.join("me.key").to_str().expect("utf8"),
+    ]);
+    ok(&out);
+    let out = sb.agent(&["skill", "test", dir_s]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        text(&out).0.contains("agent keys trust"),
+        "untrusted: {:?}",
+        text(&out)
+    );
+
+    ok(&sb.agent(&["keys", "trust", keys.join("me.pub").to_str().expect("utf8")]));
+    let out = sb.agent(&["skill", "test", dir_s]);
+    let report = ok(&out);
+    assert!(report.contains("PASS"), "{report}");
+    assert!(ok(&sb.agent(&["keys", "list"])).contains("me"));
+
+    // A flipped byte after signing is refused by every command.
+    let wasm = dir.join("skill.wasm");
+    let mut bytes = std::fs::read(&wasm).expect("read");
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x40;
+    std::fs::write(&wasm, bytes).expect("write");
+    let out = sb.agent(&[
+        "skill",
+        "call",
+        dir_s,
+        "greet",
+        "--input",
+        r#"{"name":"x"}"#,
+    ]);
+    assert_eq!(code(&out), 1);
+    assert!(text(&out).1.contains("does not match"), "{}", text(&out).1);
+}
+
+#[test]
+fn inspect_shows_what_a_skill_could_do() {
+    let sb = Sandbox::new();
+    let key = sb.trusted_key();
+    let hostile = std::fs::read(build_guest("guest-hostile")).expect("hostile");
+    let dir = write_skill(
+        &sb.project.path().join("h"),
+        &tool_manifest(
+            "hostile",
+            "permissions: [file:read, shell:exec]\nexec: [echo]\n",
+        ),
+        &hostile,
+        Some(&key),
+    );
+    let out = sb.agent(&["skill", "inspect", dir.to_str().expect("utf8")]);
+    let report = ok(&out);
+    assert!(
+        report.contains("agent:skill/exec@0.1.0") && report.contains("needs shell:exec (declared)"),
+        "{report}"
+    );
+    assert!(report.contains("signature: valid"), "{report}");
+    assert!(
+        report.contains("run programs (no shell) inside the project (shell:exec): echo"),
+        "{report}"
+    );
+
+    let sockets = std::fs::read(build_guest("guest-sockets")).expect("sockets");
+    let dir = write_skill(
+        &sb.project.path().join("s"),
+        &tool_manifest("sockets", ""),
+        &sockets,
+        Some(&key),
+    );
+    let out = sb.agent(&["skill", "inspect", dir.to_str().expect("utf8")]);
+    assert_eq!(code(&out), 1);
+    assert!(text(&out).0.contains("NEVER LINKED"), "{:?}", text(&out));
+
+    let out = sb.agent(&["skill", "inspect", "core-tools"]);
+    let report = ok(&out);
+    assert!(
+        report.contains("built-in") && report.contains("signature: valid"),
+        "{report}"
+    );
+}
+
+#[test]
+fn interactive_grants_are_asked_stored_and_revocable() {
+    let sb = Sandbox::new();
+    write(sb.project.path(), "a.txt", "interactive!");
+    // `script` gives the binary a real terminal; the answer goes to its stdin.
+    let run = |answer: &str| {
+        let mut child = std::process::Command::new("script")
+            .args(["-qec"])
+            .arg(format!(
+                "{} skill call core-tools read_file --input '{{\"path\":\"a.txt\"}}'",
+                agent_tests::agent_binary().display()
+            ))
+            .arg("/dev/null")
+            .current_dir(sb.project.path())
+            .env("AGENT_HOME", sb.home.path())
+            .env_remove("CI")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("script");
+        use std::io::Write;
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin.write_all(answer.as_bytes()).expect("answer");
+        drop(stdin);
+        let out = child.wait_with_output().expect("wait");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let first = run("a\n");
+    assert!(first.contains("asks for file:read"), "{first}");
+    assert!(first.contains("interactive!"), "{first}");
+    // Stored: the second run does not ask.
+    let second = run("");
+    assert!(!second.contains("asks for"), "{second}");
+    assert!(second.contains("interactive!"), "{second}");
+
+    let perms = ok(&sb.agent(&["skill", "permissions", "core-tools"]));
+    assert!(perms.contains("always"), "{perms}");
+    let revoked = ok(&sb.agent(&[
+        "skill",
+        "permissions",
+        "core-tools",
+        "--revoke",
+        "file:read",
+    ]));
+    assert!(revoked.contains("revoked 1"), "{revoked}");
+    let third = run("d\n");
+    assert!(
+        third.contains("asks for file:read"),
+        "asked again after revoke: {third}"
+    );
+    assert!(!third.contains("interactive!"), "denied: {third}");
+}
+
+#[test]
+fn bad_flags_are_usage_errors() {
+    let sb = Sandbox::new();
+    let out = sb.agent(&["skill", "list", "--allow", "shell:execute"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        text(&out).1.contains("unknown permission `shell:execute`"),
+        "{}",
+        text(&out).1
+    );
+    let caps = sb.project.path().join("caps.yaml");
+    std::fs::write(
+        &caps,
+        "allow:\n  - file:read\n  - net:fetch:not-an-origin\n",
+    )
+    .expect("write");
+    let out = sb.agent(&[
+        "skill",
+        "list",
+        "--capabilities",
+        caps.to_str().expect("utf8"),
+    ]);
+    assert_eq!(code(&out), 2);
+    assert!(text(&out).1.contains("caps.yaml:3"), "{}", text(&out).1);
+    let out = sb.agent(&["skill", "call", "nope", "x"]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        text(&out).1.contains("no skill named `nope`"),
+        "{}",
+        text(&out).1
+    );
+}
+
+#[test]
+fn scaffolds_build_here_and_pass_skill_test() {
+    let sb = Sandbox::new();
+    ok(&sb.agent(&["keys", "generate", "--trust"]));
+    let key = sb.paths().keys_dir().join("default.key");
+    let key = key.to_str().expect("utf8");
+    let parent = sb.project.path();
+
+    // Rust: cargo build for wasm32-wasip2, sharing the guests' cached deps.
+    ok(&sb.agent(&[
+        "skill",
+        "create",
+        "rs-skill",
+        "--lang",
+        "rust",
+        "--dir",
+        parent.to_str().expect("utf8"),
+    ]));
+    let dir = parent.join("rs-skill");
+    let target = agent_tests::workspace()
+        .join("target")
+        .join("guests-scaffold");
+    let status =
+        std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args([
+                "build",
+                "--quiet",
+                "--target",
+                "wasm32-wasip2",
+                "--release",
+                "--target-dir",
+            ])
+            .arg(&target)
+            .current_dir(&dir)
+            .env_remove("RUSTFLAGS")
+            .env_remove("CARGO_ENCODED_RUSTFLAGS")
+            .env_remove("RUSTC_WORKSPACE_WRAPPER")
+            .status()
+            .expect("cargo");
+    assert!(status.success());
+    let built = target.join("wasm32-wasip2/release/rs_skill.wasm");
+    let dest = dir.join("target/wasm32-wasip2/release");
+    std::fs::create_dir_all(&dest).expect("mkdir");
+    std::fs::copy(&built, dest.join("rs_skill.wasm")).expect("copy");
+    let d = dir.to_str().expect("utf8");
+    ok(&sb.agent(&["skill", "sign", d, "--key", key]));
+    assert!(ok(&sb.agent(&["skill", "test", d])).contains("PASS"));
+    assert!(
+        ok(&sb.agent(&["skill", "call", d, "hello", "--input", r#"{"name":"Rust"}"#]))
+            .contains("Hello, Rust!")
+    );
+
+    // JavaScript: componentize-qjs from npm, built with node.
+    ok(&sb.agent(&[
+        "skill",
+        "create",
+        "js-skill",
+        "--lang",
+        "js",
+        "--dir",
+        parent.to_str().expect("utf8"),
+    ]));
+    let dir = parent.join("js-skill");
+    let npm = std::process::Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund", "--silent"])
+        .current_dir(&dir)
+        .status()
+        .expect("npm");
+    assert!(npm.success(), "npm install failed");
+    let node = std::process::Command::new("node")
+        .arg("build.mjs")
+        .current_dir(&dir)
+        .status()
+        .expect("node");
+    assert!(node.success(), "node build.mjs failed");
+    let d = dir.to_str().expect("utf8");
+    ok(&sb.agent(&["skill", "sign", d, "--key", key]));
+    assert!(ok(&sb.agent(&["skill", "test", d])).contains("PASS"));
+    assert!(
+        ok(&sb.agent(&["skill", "call", d, "hello", "--input", r#"{"name":"JS"}"#]))
+            .contains("Hello, JS!")
+    );
+}
+
+#[test]
+fn the_js_example_runs_in_the_host() {
+    let sb = Sandbox::new();
+    let example = agent_tests::workspace().join("sdk-guest-examples/js-hello");
+    let status = std::process::Command::new(example.join("ensure-built.sh"))
+        .stdout(Stdio::null())
+        .status()
+        .expect("ensure-built.sh");
+    assert!(status.success(), "building the JS example failed");
+    // Sign a copy (the example's own dist/ stays as built).
+    let key = sb.trusted_key();
+    let dir = sb.project.path().join("js-hello");
+    std::fs::create_dir_all(dir.join("dist")).expect("mkdir");
+    std::fs::copy(example.join("SKILL.yaml"), dir.join("SKILL.yaml")).expect("copy");
+    copy_dir(&example.join("schemas"), &dir.join("schemas"));
+    let bytes = std::fs::read(example.join("dist/js_hello.wasm")).expect("wasm");
+    let signed = agent_trust::sign(&bytes, key.signing_key()).expect("sign");
+    std::fs::write(dir.join("dist/js_hello.wasm"), signed).expect("write");
+    let d = dir.to_str().expect("utf8");
+    assert!(ok(&sb.agent(&["skill", "test", d])).contains("PASS"));
+    let out = ok(&sb.agent(&[
+        "skill",
+        "call",
+        d,
+        "slugify",
+        "--input",
+        r#"{"text":"Hello, World!"}"#,
+    ]));
+    assert!(out.contains("hello-world"), "{out}");
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read_dir").flatten() {
+        std::fs::copy(e.path(), to.join(e.file_name())).expect("copy");
+    }
+}

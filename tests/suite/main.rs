@@ -1,0 +1,13 @@
+//! Integration tests: real components built from source (`tests/guests/*`,
+//! `builtin-skills/*`), loaded into the real runtime, with the real policy
+//! (non-interactive grants and the hash-chained audit log).
+//!
+//! - `sandbox`: what a hostile skill tries, and that the host refuses or
+//!   contains it with the right message and audit entry.
+//! - `signatures`: every way a component's signature can be wrong, and the
+//!   ways it can be right.
+
+mod cli;
+mod common;
+mod sandbox;
+mod signatures;
