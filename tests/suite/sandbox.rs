@@ -523,6 +523,48 @@ async fn huge_output_is_truncated_at_the_cap() {
     assert_eq!(small.text, "x".repeat(1000));
 }
 
+// 9b. Printing past the output cap does not kill the skill: the capture
+// keeps the first bytes and counts the rest.
+#[tokio::test]
+async fn printing_past_the_cap_is_dropped_not_fatal() {
+    let cap = 64 * 1024;
+    let h = Harness::with_limits(
+        Limits {
+            output_cap: cap,
+            ..Limits::default()
+        },
+        &[],
+    );
+    let skill = h
+        .load_hostile("chatty", "permissions: [shell:exec]\n")
+        .expect("load");
+    let ctx = h.ctx.clone();
+    let mut instance = h
+        .runtime
+        .instantiate(&skill, &ctx)
+        .await
+        .expect("instantiate");
+    let out = instance
+        .call_tool("print", &json!({ "bytes": 3 * 1024 * 1024 }).to_string())
+        .await
+        .expect("printing 3 MiB must not trap")
+        .expect("no tool error");
+    assert_eq!(out.text, "printed");
+    let printed = instance.printed();
+    assert!(
+        printed.starts_with(&"y".repeat(1023)),
+        "kept the first bytes"
+    );
+    assert!(
+        printed.ends_with(&format!(
+            "[{} more bytes of output dropped]",
+            3 * 1024 * 1024 - cap
+        )),
+        "{}",
+        &printed[printed.len().saturating_sub(80)..]
+    );
+}
+
 // 10. A panic traps the instance; the runtime loads and calls again.
 #[tokio::test]
 async fn a_panic_is_a_trap_and_the_runtime_goes_on() {
@@ -642,7 +684,10 @@ async fn the_call_timeout_covers_time_spent_in_exec() {
         Ok(Ok(out)) => out.text.starts_with("exit=None"),
         _ => false,
     };
-    assert!(stopped, "expected the call or the program to be stopped, got {result:?}");
+    assert!(
+        stopped,
+        "expected the call or the program to be stopped, got {result:?}"
+    );
     assert!(
         took < Duration::from_millis(1500),
         "the {limit:?} call limit was exceeded: the call took {took:?}"

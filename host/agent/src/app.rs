@@ -74,7 +74,7 @@ impl App {
         self.paths
             .ensure_dirs()
             .context("creating the agent's directories")?;
-        let store = Arc::new(Store::open(&self.paths.db_path())?);
+        let store = Arc::new(Store::open(self.paths.db_path())?);
         self.store = Some(store.clone());
         Ok(store)
     }

@@ -220,12 +220,12 @@ fn futures_block<F: std::future::Future<Output = Result<T, E>>, T, E: std::fmt::
 fn could_do(info: &ComponentInfo, m: Option<&Manifest>) -> Vec<String> {
     let mut out = Vec::new();
     let mut perms: Vec<Permission> = info.needed_permissions();
-    if info.uses_filesystem() {
-        if let Some(m) = m {
-            for p in [Permission::FileRead, Permission::FileWrite] {
-                if m.declares(p) {
-                    perms.push(p);
-                }
+    if info.uses_filesystem()
+        && let Some(m) = m
+    {
+        for p in [Permission::FileRead, Permission::FileWrite] {
+            if m.declares(p) {
+                perms.push(p);
             }
         }
     }

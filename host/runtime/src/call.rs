@@ -6,7 +6,6 @@ use std::time::Duration;
 use agent_manifest::Permission;
 use wasmtime::component::{Instance, ResourceTable};
 use wasmtime::{Store, StoreLimitsBuilder, Trap};
-use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
 use crate::bindings::types::{SkillError, ToolSpec};
@@ -196,7 +195,7 @@ impl Runtime {
             None
         };
 
-        let stdout = MemoryOutputPipe::new(self.limits.output_cap);
+        let stdout = crate::output::CappedOutput::new(self.limits.output_cap);
         let mut wasi = WasiCtxBuilder::new();
         wasi.stdout(stdout.clone()).stderr(stdout.clone());
         if let Some(access) = file_access {
@@ -481,7 +480,7 @@ impl SkillInstance<'_> {
 
     /// What the guest printed to stdout/stderr (capped).
     pub fn printed(&self) -> String {
-        String::from_utf8_lossy(&self.store.data().stdout.contents()).into_owned()
+        self.store.data().stdout.text()
     }
 
     /// The file access this instance was given.

@@ -18,6 +18,7 @@ mod call;
 mod engine;
 mod host;
 pub mod inspect;
+mod output;
 mod project;
 pub mod schema;
 mod skill;

@@ -8,7 +8,6 @@ use std::sync::Arc;
 use agent_manifest::Permission;
 use wasmtime::StoreLimits;
 use wasmtime::component::ResourceTable;
-use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use crate::{Access, AccessRequest, Authorizer, Limits};
@@ -113,7 +112,7 @@ pub struct HostState {
     /// When the current call must end; host imports clamp their own time
     /// limits to it.
     pub(crate) deadline: Option<std::time::Instant>,
-    pub(crate) stdout: MemoryOutputPipe,
+    pub(crate) stdout: crate::output::CappedOutput,
 }
 
 impl HostState {

@@ -95,7 +95,7 @@ impl HostState {
         }
         // The manifest's allowlist first: a program it does not list is
         // refused without asking anyone.
-        if !self.skill.exec.is_empty() && !self.skill.exec.iter().any(|p| *p == req.program) {
+        if !self.skill.exec.is_empty() && !self.skill.exec.contains(&req.program) {
             let reason = format!(
                 "program `{}` is not in {}'s `exec` allowlist ({})",
                 req.program,

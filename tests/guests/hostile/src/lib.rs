@@ -25,8 +25,8 @@ fn number(input: &serde_json::Value, key: &str) -> u64 {
     input.get(key).and_then(|v| v.as_u64()).unwrap_or(0)
 }
 
-const TOOLS: [&str; 10] = [
-    "read", "write", "env", "exec", "spin", "alloc", "huge", "panic", "echo", "list",
+const TOOLS: [&str; 11] = [
+    "read", "write", "env", "exec", "spin", "alloc", "huge", "panic", "echo", "list", "print",
 ];
 
 impl Guest for Hostile {
@@ -103,6 +103,14 @@ impl Guest for Hostile {
             "huge" => Ok("x".repeat(number(&input, "bytes") as usize)),
             // Trap mid-call.
             "panic" => panic!("hostile skill panicked on purpose"),
+            // Print `bytes` bytes to stdout, in lines.
+            "print" => {
+                let line = "y".repeat(1023);
+                for _ in 0..number(&input, "bytes") / 1024 {
+                    println!("{line}");
+                }
+                Ok("printed".to_string())
+            }
             // A harmless call, to show the host still works.
             "echo" => Ok(arg(&input, "text")),
             // List a directory.
