@@ -10,6 +10,7 @@ need_apt=()
 command -v git >/dev/null 2>&1 || need_apt+=(git)
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 command -v npm >/dev/null 2>&1 || need_apt+=(npm)
+command -v script >/dev/null 2>&1 || need_apt+=(bsdutils)  # a pty for the interactive-approval test
 if ((${#need_apt[@]})); then
   say "installing ${need_apt[*]}"
   if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq "${need_apt[@]}"
