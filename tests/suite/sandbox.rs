@@ -431,6 +431,15 @@ async fn an_infinite_loop_is_stopped_at_the_timeout() {
     );
     assert!(took >= limit, "stopped before the limit: {took:?}");
     assert!(took < Duration::from_millis(1500), "took {took:?}");
+    assert!(
+        h.audit_of("spinner").contains(&(
+            "runtime".into(),
+            "spin".into(),
+            "stopped: time limit 500ms".into()
+        )),
+        "{:?}",
+        h.audit_of("spinner")
+    );
 
     // The trapped instance refuses further calls ...
     let again = inst.call_tool("echo", r#"{"text":"x"}"#).await;
@@ -474,6 +483,15 @@ async fn a_huge_allocation_hits_the_memory_limit() {
         err.to_string(),
         "skill `allocator` was stopped: it tried to use more than its 256 MiB memory limit"
     );
+    assert!(
+        h.audit_of("allocator").contains(&(
+            "runtime".into(),
+            "alloc".into(),
+            "stopped: memory limit 256 MiB".into()
+        )),
+        "{:?}",
+        h.audit_of("allocator")
+    );
     // A modest allocation in a fresh instance works.
     let out = h
         .call_ok(&skill, "alloc", json!({"bytes": 16 * 1024 * 1024}))
@@ -504,6 +522,15 @@ async fn huge_output_is_truncated_at_the_cap() {
         .expect("no host error")
         .expect("no tool error");
     assert!(out.truncated);
+    assert!(
+        h.audit_of("flooder").contains(&(
+            "runtime".into(),
+            "huge".into(),
+            format!("output cut at {cap} bytes (was {bytes})")
+        )),
+        "{:?}",
+        h.audit_of("flooder")
+    );
     let note = format!("\n[output truncated: {bytes} bytes, the cap is {cap} bytes]");
     assert!(
         out.text.ends_with(&note),
@@ -591,6 +618,13 @@ async fn a_panic_is_a_trap_and_the_runtime_goes_on() {
         panic!("expected a trap, got {err:?}")
     };
     assert_eq!(name, "panicker");
+    let audit = h.audit_of("panicker");
+    assert!(
+        audit
+            .iter()
+            .any(|(c, t, d)| c == "runtime" && t == "panic" && d.starts_with("stopped: trap:")),
+        "{audit:?}"
+    );
     // The guest's panic message is what tells the user what went wrong.
     assert!(
         printed.contains("hostile skill panicked on purpose"),

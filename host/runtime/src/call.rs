@@ -353,9 +353,9 @@ impl SkillInstance<'_> {
         Ok(())
     }
 
-    fn fail(&mut self, e: wasmtime::Error) -> CallError {
+    fn fail(&mut self, what: &str, e: wasmtime::Error) -> CallError {
         self.poisoned = true;
-        match classify(self.skill.name(), e, self.timeout, self.memory_limit) {
+        let err = match classify(self.skill.name(), e, self.timeout, self.memory_limit) {
             // A panic's message goes to the guest's stderr: add its tail.
             CallError::Trap { skill, mut message } => {
                 let printed = self.printed();
@@ -370,15 +370,40 @@ impl SkillInstance<'_> {
                 CallError::Trap { skill, message }
             }
             other => other,
-        }
+        };
+        self.audit(what, &err);
+        err
     }
 
-    fn timed_out(&mut self) -> CallError {
+    fn timed_out(&mut self, what: &str) -> CallError {
         self.poisoned = true;
-        CallError::Timeout {
+        let err = CallError::Timeout {
             skill: self.skill.name().to_string(),
             limit: self.timeout,
-        }
+        };
+        self.audit(what, &err);
+        err
+    }
+
+    /// Records a call the host had to stop (or cut) in the audit log, as a
+    /// use of capability `runtime`.
+    fn audit(&self, what: &str, err: &CallError) {
+        let outcome = match err {
+            CallError::Timeout { limit, .. } => format!("stopped: time limit {limit:?}"),
+            CallError::OutOfMemory { limit_mib, .. } => {
+                format!("stopped: memory limit {limit_mib} MiB")
+            }
+            CallError::Trap { message, .. } => {
+                let first = message.lines().next().unwrap_or_default();
+                format!("stopped: trap: {first}")
+            }
+            other => format!("failed: {other}"),
+        };
+        self.store
+            .data()
+            .ctx
+            .authorizer
+            .record_use(self.skill.name(), "runtime", what, &outcome);
     }
 
     /// The tools the skill offers.
@@ -392,9 +417,9 @@ impl SkillInstance<'_> {
         // host imports (a program or request that outlives the call).
         let limit = self.timeout + GRACE;
         match tokio::time::timeout(limit, guest.call_list_tools(&mut self.store)).await {
-            Err(_) => Err(self.timed_out()),
+            Err(_) => Err(self.timed_out("list-tools")),
             Ok(Ok(tools)) => Ok(tools),
-            Ok(Err(e)) => Err(self.fail(e)),
+            Ok(Err(e)) => Err(self.fail("list-tools", e)),
         }
     }
 
@@ -414,10 +439,10 @@ impl SkillInstance<'_> {
         let limit = self.timeout + GRACE;
         match tokio::time::timeout(limit, guest.call_call_tool(&mut self.store, name, &input)).await
         {
-            Err(_) => Err(self.timed_out()),
-            Ok(Ok(Ok(text))) => Ok(Ok(self.cap_output(text))),
+            Err(_) => Err(self.timed_out(name)),
+            Ok(Ok(Ok(text))) => Ok(Ok(self.cap_output(name, text))),
             Ok(Ok(Err(err))) => Ok(Err(self.cap_error(err))),
-            Ok(Err(e)) => Err(self.fail(e)),
+            Ok(Err(e)) => Err(self.fail(name, e)),
         }
     }
 
@@ -438,10 +463,16 @@ impl SkillInstance<'_> {
             })
     }
 
-    fn cap_output(&self, mut text: String) -> ToolOutput {
+    fn cap_output(&self, tool: &str, mut text: String) -> ToolOutput {
         let original = text.len();
         let truncated = truncate_utf8(&mut text, self.output_cap);
         if truncated {
+            self.store.data().ctx.authorizer.record_use(
+                self.skill.name(),
+                "runtime",
+                tool,
+                &format!("output cut at {} bytes (was {original})", self.output_cap),
+            );
             text.push_str(&format!(
                 "\n[output truncated: {original} bytes, the cap is {} bytes]",
                 self.output_cap
