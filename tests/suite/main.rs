@@ -7,7 +7,6 @@
 //! - `signatures`: every way a component's signature can be wrong, and the
 //!   ways it can be right.
 
-mod cli;
 mod common;
 mod sandbox;
 mod signatures;

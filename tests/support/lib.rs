@@ -91,6 +91,15 @@ pub struct Sandbox {
     pub home: tempfile::TempDir,
     /// The project the agent runs in.
     pub project: tempfile::TempDir,
+    /// The `agent` binary [`Sandbox::agent`] runs (`CARGO_BIN_EXE_agent` in
+    /// the CLI suite); `None` for tests that drive the crates directly.
+    pub binary: Option<PathBuf>,
+}
+
+impl Default for Sandbox {
+    fn default() -> Self {
+        Sandbox::new()
+    }
 }
 
 impl Sandbox {
@@ -99,6 +108,15 @@ impl Sandbox {
         Sandbox {
             home: tempfile::tempdir().expect("home"),
             project: tempfile::tempdir().expect("project"),
+            binary: None,
+        }
+    }
+
+    /// Fresh directories, running `binary` for [`Sandbox::agent`].
+    pub fn with_binary(binary: impl Into<PathBuf>) -> Sandbox {
+        Sandbox {
+            binary: Some(binary.into()),
+            ..Sandbox::new()
         }
     }
 
@@ -124,7 +142,11 @@ impl Sandbox {
 
     /// A command for the real binary, to add stdin or env before running.
     pub fn agent_cmd(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(agent_binary());
+        let binary = self
+            .binary
+            .as_ref()
+            .expect("this sandbox has no agent binary: use Sandbox::with_binary");
+        let mut cmd = Command::new(binary);
         cmd.args(args)
             .current_dir(self.project.path())
             .env("AGENT_HOME", self.home.path())
@@ -133,32 +155,6 @@ impl Sandbox {
             .env_remove("RUST_LOG");
         cmd
     }
-}
-
-impl Default for Sandbox {
-    fn default() -> Self {
-        Sandbox::new()
-    }
-}
-
-/// The `agent` binary built by this `cargo test` run (target/<profile>/agent).
-///
-/// # Panics
-/// When it is missing (run `cargo build -p agent` or the workspace tests).
-pub fn agent_binary() -> PathBuf {
-    let exe = std::env::current_exe().expect("current exe");
-    // target/<profile>/deps/all-<hash> → target/<profile>/agent
-    let profile_dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("test binary is in target/<profile>/deps");
-    let bin = profile_dir.join(format!("agent{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        bin.exists(),
-        "{} is missing: run the workspace tests (`cargo test`) or `cargo build -p agent` first",
-        bin.display()
-    );
-    bin
 }
 
 /// stdout and stderr of a finished command, for assertion messages.

@@ -1,10 +1,17 @@
 //! The real `agent` binary, end to end: built-in core-tools through the
 //! CLI, discovery, keys and signing, permissions, audit, scaffolds.
+//!
+//! A test target of the `agent` package (declared in host/agent/Cargo.toml),
+//! so cargo builds the current binary and names it in `CARGO_BIN_EXE_agent`.
 
 use std::path::Path;
 use std::process::Stdio;
 
 use agent_tests::{Sandbox, build_guest, text, tool_manifest, write_skill};
+
+fn sandbox() -> Sandbox {
+    Sandbox::with_binary(env!("CARGO_BIN_EXE_agent"))
+}
 
 fn ok(out: &std::process::Output) -> String {
     let (stdout, stderr) = text(out);
@@ -28,7 +35,7 @@ fn write(root: &Path, rel: &str, content: &str) {
 
 #[test]
 fn list_shows_core_tools_with_its_permissions() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     let out = sb.agent(&["skill", "list"]);
     let stdout = ok(&out);
     let line = stdout
@@ -53,7 +60,7 @@ fn list_shows_core_tools_with_its_permissions() {
 
 #[test]
 fn core_tools_reads_edits_searches_and_runs_through_the_cli() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     let p = sb.project.path();
     write(p, "src/main.rs", "fn main() {\n    println!(\"hi\");\n}\n");
     write(p, ".gitignore", "ignored/\n");
@@ -186,7 +193,7 @@ fn core_tools_reads_edits_searches_and_runs_through_the_cli() {
 
 #[test]
 fn audit_verify_detects_an_edited_line() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     write(sb.project.path(), "a.txt", "x");
     for _ in 0..2 {
         sb.agent(&[
@@ -209,7 +216,7 @@ fn audit_verify_detects_an_edited_line() {
 
 #[test]
 fn discovery_layers_sources_and_skips_broken_skills() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     let key = sb.trusted_key();
     let hello = std::fs::read(build_guest("rust-hello")).expect("rust-hello");
     let hello_manifest = |version: &str| {
@@ -262,7 +269,7 @@ fn discovery_layers_sources_and_skips_broken_skills() {
 
 #[test]
 fn signing_and_trust_through_the_cli() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     let dir = sb.project.path().join("skill");
     let hello = std::fs::read(build_guest("rust-hello")).expect("rust-hello");
     write_skill(&dir, &tool_manifest("hello", ""), &hello, None);
@@ -337,7 +344,7 @@ fn signing_and_trust_through_the_cli() {
 
 #[test]
 fn inspect_shows_what_a_skill_could_do() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     let key = sb.trusted_key();
     let hostile = std::fs::read(build_guest("guest-hostile")).expect("hostile");
     let dir = write_skill(
@@ -382,7 +389,7 @@ fn inspect_shows_what_a_skill_could_do() {
 
 #[test]
 fn interactive_grants_are_asked_stored_and_revocable() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     write(sb.project.path(), "a.txt", "interactive!");
     // `script` gives the binary a real terminal; the answer goes to its stdin.
     let run = |answer: &str| {
@@ -390,7 +397,7 @@ fn interactive_grants_are_asked_stored_and_revocable() {
             .args(["-qec"])
             .arg(format!(
                 "{} skill call core-tools read_file --input '{{\"path\":\"a.txt\"}}'",
-                agent_tests::agent_binary().display()
+                env!("CARGO_BIN_EXE_agent")
             ))
             .arg("/dev/null")
             .current_dir(sb.project.path())
@@ -436,7 +443,7 @@ fn interactive_grants_are_asked_stored_and_revocable() {
 
 #[test]
 fn bad_flags_are_usage_errors() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     let out = sb.agent(&["skill", "list", "--allow", "shell:execute"]);
     assert_eq!(code(&out), 2);
     assert!(
@@ -469,7 +476,7 @@ fn bad_flags_are_usage_errors() {
 
 #[test]
 fn scaffolds_build_here_and_pass_skill_test() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     ok(&sb.agent(&["keys", "generate", "--trust"]));
     let key = sb.paths().keys_dir().join("default.key");
     let key = key.to_str().expect("utf8");
@@ -553,7 +560,7 @@ fn scaffolds_build_here_and_pass_skill_test() {
 
 #[test]
 fn the_js_example_runs_in_the_host() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     let example = agent_tests::workspace().join("sdk-guest-examples/js-hello");
     let status = std::process::Command::new(example.join("ensure-built.sh"))
         .stdout(Stdio::null())
