@@ -9,6 +9,7 @@
 //! and prints the medians). A filter selects benchmarks as usual:
 //! `cargo bench -p agent-tests --bench runtime -- warm_call`.
 
+use std::cell::LazyCell;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -18,8 +19,8 @@ use std::time::{Duration, Instant};
 use agent_manifest::Manifest;
 use agent_policy::{AllowList, AuditLog, Grants};
 use agent_runtime::{
-    CacheOutcome, CallContext, GrantsAuthorizer, Limits, Origin, Runtime, Skill, SkillPackage,
-    TrustPolicy,
+    CacheOutcome, CallContext, FileIntent, GrantsAuthorizer, Limits, Origin, Runtime, Skill,
+    SkillPackage, TrustPolicy,
 };
 use agent_trust::{PublicKey, SecretKey, TrustStore};
 use criterion::{BatchSize, Criterion, SamplingMode, criterion_group, criterion_main};
@@ -164,7 +165,30 @@ impl World {
             cache_dir,
         };
         world.report_sizes();
+        world.prime();
         world
+    }
+
+    /// First calls: the grant decisions are made (and audited) once; later
+    /// calls find them memoized, as in a session.
+    fn prime(&self) {
+        let rt = &self.tokio;
+        let first = rt
+            .block_on(
+                self.runtime
+                    .call_tool(&self.core, &self.ctx, "read_file", READ_INPUT),
+            )
+            .expect("read_file");
+        let text = expect_ok(first.0);
+        assert!(text.contains("second line"), "read_file output: {text}");
+        let first = rt
+            .block_on(
+                self.runtime
+                    .call_tool(&self.hello, &self.ctx, "greet", GREET_INPUT),
+            )
+            .expect("greet");
+        let text = expect_ok(first.0);
+        assert!(text.contains("Hello, bench!"), "greet output: {text}");
     }
 
     fn artifact(&self, skill: &Skill) -> PathBuf {
@@ -204,22 +228,39 @@ fn expect_ok(result: Result<agent_runtime::ToolOutput, agent_runtime::SkillError
     }
 }
 
-/// 1. Cold compile of core-tools (Cranelift), no cache.
-fn cold(c: &mut Criterion, w: &World) {
+/// The world, built the first time a benchmark that needs it runs (a
+/// filter that selects only `process/...` never builds it).
+type Lazy = LazyCell<World>;
+
+/// Benchmark 1: Cold compile of core-tools (Cranelift), no cache.
+fn cold(c: &mut Criterion, w: &Lazy) {
     let mut g = c.benchmark_group("cold");
     g.sample_size(10)
         .sampling_mode(SamplingMode::Flat)
         .measurement_time(Duration::from_secs(20));
     let bytes = core_tools_bytes();
     g.bench_function("component_new/core-tools", |b| {
-        b.iter(|| Component::new(w.runtime.engine(), black_box(bytes)).expect("compile"))
+        let engine = w.runtime.engine();
+        b.iter(|| Component::new(engine, black_box(bytes)).expect("compile"))
+    });
+    g.bench_function("load_uncached/core-tools", |b| {
+        let runtime = Runtime::new(None, Limits::default()).expect("runtime");
+        b.iter_batched(
+            || w.core_pkg.clone(),
+            |pkg| {
+                let skill = runtime.load(pkg, &w.trust).expect("load");
+                assert_eq!(skill.cache, Some(CacheOutcome::Uncached));
+                skill
+            },
+            BatchSize::PerIteration,
+        )
     });
     g.finish();
 }
 
-/// 2. Cached activation of core-tools: the whole load path with a warm
+/// Benchmark 2: Cached activation of core-tools: the whole load path with a warm
 /// cache, and its parts.
-fn activation(c: &mut Criterion, w: &World) {
+fn activation(c: &mut Criterion, w: &Lazy) {
     let mut g = c.benchmark_group("activation");
     g.bench_function("load_cached/core-tools", |b| {
         b.iter_batched(
@@ -240,35 +281,36 @@ fn activation(c: &mut Criterion, w: &World) {
         )
     });
     let bytes = core_tools_bytes();
-    let key = w.builtin_key;
     g.bench_function("verify_signature/core-tools", |b| {
+        let key = w.builtin_key;
         b.iter(|| agent_trust::verify(black_box(bytes), |k| *k == key).expect("verify"))
     });
     g.bench_function("sha256/core-tools", |b| {
         b.iter(|| agent_trust::sha256(black_box(bytes)))
     });
-    let artifact = w.artifact(&w.core);
     g.bench_function("deserialize_file/core-tools", |b| {
+        let artifact = w.artifact(&w.core);
+        let engine = w.runtime.engine();
         b.iter(|| {
-            // SAFETY: the artifact was written by this engine's runtime a
-            // moment ago, from the verified built-in component.
-            unsafe { Component::deserialize_file(w.runtime.engine(), &artifact) }
-                .expect("deserialize")
+            // SAFETY: the artifact was written by this engine's runtime from
+            // the verified built-in component.
+            unsafe { Component::deserialize_file(engine, &artifact) }.expect("deserialize")
         })
     });
-    let artifact_bytes = std::fs::read(&artifact).expect("read artifact");
     g.bench_function("deserialize_bytes/core-tools", |b| {
+        let artifact = std::fs::read(w.artifact(&w.core)).expect("read artifact");
+        let engine = w.runtime.engine();
         b.iter(|| {
             // SAFETY: as above.
-            unsafe { Component::deserialize(w.runtime.engine(), &artifact_bytes) }
-                .expect("deserialize")
+            unsafe { Component::deserialize(engine, &artifact) }.expect("deserialize")
         })
     });
-    // SAFETY: as above.
-    let component =
-        unsafe { Component::deserialize_file(w.runtime.engine(), &artifact) }.expect("deserialize");
     g.bench_function("inspect/core-tools", |b| {
-        b.iter(|| agent_runtime::ComponentInfo::of(&component, w.runtime.engine()))
+        let engine = w.runtime.engine();
+        // SAFETY: as above.
+        let component = unsafe { Component::deserialize_file(engine, w.artifact(&w.core)) }
+            .expect("deserialize");
+        b.iter(|| agent_runtime::ComponentInfo::of(&component, engine))
     });
     g.bench_function("manifest_parse/core-tools", |b| b.iter(core_tools_package));
     g.finish();
@@ -281,28 +323,14 @@ fn activation(c: &mut Criterion, w: &World) {
     g.finish();
 }
 
-/// 3. A fresh instance + one tool call + drop, as `Runtime::call_tool` does.
-fn instantiate_and_call(c: &mut Criterion, w: &World) {
-    let rt = &w.tokio;
-    // First calls: the grant decisions are made (and audited) once.
-    let first = rt
-        .block_on(
-            w.runtime
-                .call_tool(&w.core, &w.ctx, "read_file", READ_INPUT),
-        )
-        .expect("read_file");
-    let text = expect_ok(first.0);
-    assert!(text.contains("second line"), "read_file output: {text}");
-    let first = rt
-        .block_on(w.runtime.call_tool(&w.hello, &w.ctx, "greet", GREET_INPUT))
-        .expect("greet");
-    let text = expect_ok(first.0);
-    assert!(text.contains("Hello, bench!"), "greet output: {text}");
-
+/// Benchmark 3: A fresh instance + one tool call + drop, as `Runtime::call_tool` does.
+fn instantiate_and_call(c: &mut Criterion, w: &Lazy) {
     let mut g = c.benchmark_group("call_fresh");
     g.bench_function("core-tools/read_file", |b| {
+        let w = &**w;
         b.iter(|| {
-            let (out, _logs) = rt
+            let (out, _logs) = w
+                .tokio
                 .block_on(
                     w.runtime
                         .call_tool(&w.core, &w.ctx, "read_file", READ_INPUT),
@@ -312,68 +340,82 @@ fn instantiate_and_call(c: &mut Criterion, w: &World) {
         })
     });
     g.bench_function("rust-hello/greet", |b| {
+        let w = &**w;
         b.iter(|| {
-            let (out, _logs) = rt
+            let (out, _logs) = w
+                .tokio
                 .block_on(w.runtime.call_tool(&w.hello, &w.ctx, "greet", GREET_INPUT))
                 .expect("call");
             expect_ok(out)
         })
     });
-    // The parts: instantiation alone (with the project mounted, and bare).
+    // The parts: instantiation + drop alone (with the project mounted, and bare).
     g.bench_function("core-tools/instantiate_read", |b| {
+        let w = &**w;
         b.iter(|| {
-            rt.block_on(
-                w.runtime
-                    .instantiate_for(&w.core, &w.ctx, agent_runtime::FileIntent::Read),
-            )
-            .expect("instantiate")
+            w.tokio
+                .block_on(w.runtime.instantiate_for(&w.core, &w.ctx, FileIntent::Read))
+                .expect("instantiate")
         })
     });
     g.bench_function("core-tools/instantiate_bare", |b| {
+        let w = &**w;
         b.iter(|| {
-            rt.block_on(w.runtime.instantiate_bare(&w.core, &w.ctx))
+            w.tokio
+                .block_on(w.runtime.instantiate_bare(&w.core, &w.ctx))
                 .expect("instantiate")
         })
     });
     g.bench_function("rust-hello/instantiate", |b| {
+        let w = &**w;
         b.iter(|| {
-            rt.block_on(w.runtime.instantiate(&w.hello, &w.ctx))
+            w.tokio
+                .block_on(w.runtime.instantiate(&w.hello, &w.ctx))
                 .expect("instantiate")
         })
     });
-    g.bench_function("tokio_block_on_noop", |b| b.iter(|| rt.block_on(async {})));
+    g.bench_function("tokio_block_on_noop", |b| {
+        let rt = &w.tokio;
+        b.iter(|| rt.block_on(async {}))
+    });
     g.finish();
 }
 
-/// 4. One instance reused for many calls.
-fn warm_call(c: &mut Criterion, w: &World) {
-    let rt = &w.tokio;
+/// Benchmark 4: One instance reused for many calls.
+fn warm_call(c: &mut Criterion, w: &Lazy) {
     let mut g = c.benchmark_group("warm_call");
-    let mut hello = rt
-        .block_on(w.runtime.instantiate(&w.hello, &w.ctx))
-        .expect("instantiate rust-hello");
     g.bench_function("rust-hello/greet", |b| {
+        let w = &**w;
+        let mut inst = w
+            .tokio
+            .block_on(w.runtime.instantiate(&w.hello, &w.ctx))
+            .expect("instantiate rust-hello");
         b.iter(|| {
             expect_ok(
-                rt.block_on(hello.call_tool("greet", GREET_INPUT))
+                w.tokio
+                    .block_on(inst.call_tool("greet", GREET_INPUT))
                     .expect("call"),
             )
         })
     });
-    drop(hello);
-    let mut core = rt
-        .block_on(
-            w.runtime
-                .instantiate_for(&w.core, &w.ctx, agent_runtime::FileIntent::Read),
-        )
-        .expect("instantiate core-tools");
     g.bench_function("core-tools/list_tools", |b| {
-        b.iter(|| rt.block_on(core.list_tools()).expect("list_tools"))
+        let w = &**w;
+        let mut inst = w
+            .tokio
+            .block_on(w.runtime.instantiate_bare(&w.core, &w.ctx))
+            .expect("instantiate core-tools");
+        b.iter(|| w.tokio.block_on(inst.list_tools()).expect("list_tools"))
     });
     g.bench_function("core-tools/read_file", |b| {
+        let w = &**w;
+        let mut inst = w
+            .tokio
+            .block_on(w.runtime.instantiate_for(&w.core, &w.ctx, FileIntent::Read))
+            .expect("instantiate core-tools");
         b.iter(|| {
             expect_ok(
-                rt.block_on(core.call_tool("read_file", READ_INPUT))
+                w.tokio
+                    .block_on(inst.call_tool("read_file", READ_INPUT))
                     .expect("call"),
             )
         })
@@ -390,10 +432,10 @@ fn release_agent() -> Option<PathBuf> {
     bin.exists().then_some(bin)
 }
 
-fn agent_skill_list(bin: &Path, home: &Path, project: &Path) -> Duration {
+fn run_agent(bin: &Path, args: &[&str], home: &Path, project: &Path) -> Duration {
     let start = Instant::now();
     let status = Command::new(bin)
-        .args(["skill", "list"])
+        .args(args)
         .current_dir(project)
         .env("AGENT_HOME", home)
         .env("CI", "true")
@@ -406,67 +448,74 @@ fn agent_skill_list(bin: &Path, home: &Path, project: &Path) -> Duration {
         .status()
         .expect("running agent");
     let elapsed = start.elapsed();
-    assert!(status.success(), "agent skill list failed: {status}");
+    assert!(status.success(), "agent {args:?} failed: {status}");
     elapsed
 }
 
-/// 5. `agent skill list` as a whole process, every built-in cached.
+/// A home whose component cache holds every built-in (filled by one first
+/// `agent skill list`), and an empty project.
+struct ProcessEnv {
+    bin: PathBuf,
+    _dirs: tempfile::TempDir,
+    home: PathBuf,
+    project: PathBuf,
+}
+
+impl ProcessEnv {
+    fn new(bin: PathBuf) -> ProcessEnv {
+        let dirs = tempfile::tempdir().expect("tempdir");
+        let home = dirs.path().join("home");
+        let project = dirs.path().join("project");
+        std::fs::create_dir_all(&project).expect("mkdir project");
+        let first = run_agent(&bin, &["skill", "list"], &home, &project);
+        let cached = std::fs::read_dir(home.join("cache").join("components"))
+            .map(|d| d.count())
+            .unwrap_or(0);
+        assert!(
+            cached >= agent_builtins::all().len(),
+            "the first run cached {cached} artifacts"
+        );
+        eprintln!("agent skill list, first run (compiling the built-ins): {first:?}");
+        ProcessEnv {
+            bin,
+            _dirs: dirs,
+            home,
+            project,
+        }
+    }
+
+    fn run(&self, args: &[&str]) -> Duration {
+        run_agent(&self.bin, args, &self.home, &self.project)
+    }
+}
+
+/// Benchmark 5: `agent skill list` as a whole process, every built-in cached.
 fn process(c: &mut Criterion) {
     let Some(bin) = release_agent() else {
         eprintln!(
-            "skipping process/agent_skill_list: target/release/agent is missing \
+            "skipping process/*: target/release/agent is missing \
              (`cargo build --release -p agent`, or run tests/bench.sh)"
         );
         return;
     };
-    let dirs = tempfile::tempdir().expect("tempdir");
-    let home = dirs.path().join("home");
-    let project = dirs.path().join("project");
-    std::fs::create_dir_all(&project).expect("mkdir project");
-    // The first run compiles every built-in and fills the cache.
-    let first = agent_skill_list(&bin, &home, &project);
-    let cached = std::fs::read_dir(home.join("cache").join("components"))
-        .map(|d| d.count())
-        .unwrap_or(0);
-    assert!(
-        cached >= agent_builtins::all().len(),
-        "the first run cached {cached} artifacts"
-    );
-    eprintln!("agent skill list, first run (compiling the built-ins): {first:?}");
-
+    let env = LazyCell::new(|| ProcessEnv::new(bin));
     let mut g = c.benchmark_group("process");
     g.sample_size(30)
         .sampling_mode(SamplingMode::Flat)
         .measurement_time(Duration::from_secs(8));
     g.bench_function("agent_skill_list", |b| {
-        b.iter_custom(|iters| {
-            (0..iters)
-                .map(|_| agent_skill_list(&bin, &home, &project))
-                .sum()
-        })
+        let env = &*env;
+        b.iter_custom(|iters| (0..iters).map(|_| env.run(&["skill", "list"])).sum())
     });
     g.bench_function("agent_version", |b| {
-        b.iter_custom(|iters| {
-            (0..iters)
-                .map(|_| {
-                    let start = Instant::now();
-                    let status = Command::new(&bin)
-                        .arg("--version")
-                        .stdout(Stdio::null())
-                        .stderr(Stdio::null())
-                        .status()
-                        .expect("running agent");
-                    assert!(status.success());
-                    start.elapsed()
-                })
-                .sum()
-        })
+        let env = &*env;
+        b.iter_custom(|iters| (0..iters).map(|_| env.run(&["--version"])).sum())
     });
     g.finish();
 }
 
 fn benches(c: &mut Criterion) {
-    let w = World::new();
+    let w: Lazy = LazyCell::new(World::new);
     cold(c, &w);
     activation(c, &w);
     instantiate_and_call(c, &w);
