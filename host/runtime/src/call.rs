@@ -198,6 +198,9 @@ impl Runtime {
         let stdout = crate::output::CappedOutput::new(self.limits.output_cap);
         let mut wasi = WasiCtxBuilder::new();
         wasi.stdout(stdout.clone()).stderr(stdout.clone());
+        // File operations run on the calling thread: a hand-off to tokio's
+        // blocking pool per operation costs far more than the operation.
+        wasi.allow_blocking_current_thread(true);
         if let Some(access) = file_access {
             let perms = match access {
                 FileAccess::ReadOnly => FsPerms::ReadOnly,
@@ -323,6 +326,15 @@ fn classify(skill: &str, e: wasmtime::Error, timeout: Duration, memory: usize) -
         };
     }
     let message = format!("{e:?}");
+    if message.contains("maximum concurrent") {
+        return CallError::Host {
+            skill: skill.to_string(),
+            message: format!(
+                "too many skill instances at once (at most {}); try again when calls finish",
+                crate::engine::MAX_INSTANCES
+            ),
+        };
+    }
     if message.contains("forcing trap when growing memory") {
         return CallError::OutOfMemory {
             skill: skill.to_string(),

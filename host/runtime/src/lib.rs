@@ -171,7 +171,7 @@ impl Runtime {
     /// # Errors
     /// When the engine cannot be created.
     pub fn new(cache_dir: Option<std::path::PathBuf>, limits: Limits) -> anyhow::Result<Runtime> {
-        let engine = engine::build_engine()?;
+        let engine = engine::build_engine(limits.memory)?;
         let mut linker = Linker::new(&engine);
         link(&mut linker)
             .map_err(anyhow::Error::from)
