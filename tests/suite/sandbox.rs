@@ -727,3 +727,47 @@ async fn the_call_timeout_covers_time_spent_in_exec() {
         "the {limit:?} call limit was exceeded: the call took {took:?}"
     );
 }
+
+// The imports whose host side arrives later (llm, skills, syntax) link and
+// answer a clear error — after the permission check — and never trap.
+#[tokio::test]
+async fn later_imports_link_and_answer_unavailable() {
+    let h = Harness::new(&["llm:call", "skill:invoke"]);
+    let skill = h
+        .load_guest(
+            &guest("guest-later"),
+            "later",
+            "permissions: [llm:call, skill:invoke]\n",
+        )
+        .expect("a component importing llm, skills and syntax loads");
+    for (tool, expected) in [
+        (
+            "llm",
+            "llm.complete is not available in this version of agent",
+        ),
+        (
+            "invoke",
+            "skills.invoke(other, tool) is not available in this version of agent",
+        ),
+        (
+            "syntax",
+            "syntax.query is not available in this version of agent",
+        ),
+    ] {
+        let out = h.call_ok(&skill, tool, json!({})).await;
+        assert!(out.starts_with("error: CapabilityError::Unavailable("), "{tool}: {out}");
+        assert!(out.contains(expected), "{tool}: {out}");
+    }
+    // Declared but not granted: the permission check comes first.
+    let h = Harness::new(&[]);
+    let skill = h
+        .load_guest(
+            &guest("guest-later"),
+            "later",
+            "permissions: [llm:call, skill:invoke]\n",
+        )
+        .expect("load");
+    let out = h.call_ok(&skill, "llm", json!({})).await;
+    assert!(out.starts_with("error: CapabilityError::Denied("), "{out}");
+    assert!(out.contains("--allow later/llm:call"), "{out}");
+}
