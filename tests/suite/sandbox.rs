@@ -755,7 +755,10 @@ async fn later_imports_link_and_answer_unavailable() {
         ),
     ] {
         let out = h.call_ok(&skill, tool, json!({})).await;
-        assert!(out.starts_with("error: CapabilityError::Unavailable("), "{tool}: {out}");
+        assert!(
+            out.starts_with("error: CapabilityError::Unavailable("),
+            "{tool}: {out}"
+        );
         assert!(out.contains(expected), "{tool}: {out}");
     }
     // Declared but not granted: the permission check comes first.
