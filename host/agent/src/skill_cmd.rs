@@ -166,7 +166,7 @@ fn info(app: &mut App, name: &str, format: Format) -> Result<u8> {
         ("homepage", &m.homepage),
     ] {
         if let Some(v) = v {
-            println!("  {label:<10}  {v}");
+            println!("  {:<11} {v}", format!("{label}:"));
         }
     }
     println!("  permissions:");
@@ -623,7 +623,11 @@ fn permissions(app: &mut App, name: &str, revoke: Option<&str>) -> Result<u8> {
             for p in &m.permissions {
                 let rec = stored.iter().find(|r| r.permission == *p);
                 let st = match rec {
-                    Some(r) => format!("{:?} since {}", r.decision, r.at).to_lowercase(),
+                    Some(r) => format!(
+                        "{} since {}",
+                        format!("{:?}", r.decision).to_lowercase(),
+                        r.at
+                    ),
                     None => "not granted (asked on first use)".into(),
                 };
                 println!("  {p:<13} {st:<40} {}", p.describe());
