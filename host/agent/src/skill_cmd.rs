@@ -52,21 +52,28 @@ fn list(app: &mut App, format: Format) -> Result<u8> {
     let skills = app.load_all()?;
     let store = app.store().ok();
     let allow = app.allowlist()?;
-    let rows: Vec<serde_json::Value> = skills
+    let statuses: Vec<Vec<(Permission, String)>> = skills
         .iter()
-        .map(|s| {
-            let perms = permission_status(&s.manifest, store.as_deref(), &allow, app.interactive);
-            json!({
-                "name": s.manifest.name,
-                "version": s.manifest.version.to_string(),
-                "types": s.manifest.types,
-                "source": s.origin.as_str(),
-                "signature": s.signer,
-                "permissions": perms.iter().map(|(p, st)| json!({"permission": p.as_str(), "status": st})).collect::<Vec<_>>(),
-            })
-        })
+        .map(|s| permission_status(&s.manifest, store.as_deref(), &allow, app.interactive))
         .collect();
     if format == Format::Json {
+        let rows: Vec<serde_json::Value> = skills
+            .iter()
+            .zip(&statuses)
+            .map(|(s, perms)| {
+                json!({
+                    "name": s.manifest.name,
+                    "version": s.manifest.version.to_string(),
+                    "types": s.manifest.types,
+                    "source": s.origin.as_str(),
+                    "signature": s.signer,
+                    "permissions": perms
+                        .iter()
+                        .map(|(p, st)| json!({"permission": p.as_str(), "status": st}))
+                        .collect::<Vec<_>>(),
+                })
+            })
+            .collect();
         println!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(exit::OK);
     }
@@ -77,8 +84,7 @@ fn list(app: &mut App, format: Format) -> Result<u8> {
         "SOURCE".into(),
         "PERMISSIONS".into(),
     ]];
-    for s in &skills {
-        let perms = permission_status(&s.manifest, store.as_deref(), &allow, app.interactive);
+    for (s, perms) in skills.iter().zip(&statuses) {
         let perms = if perms.is_empty() {
             "(none)".to_string()
         } else {
