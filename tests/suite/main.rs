@@ -8,5 +8,6 @@
 //!   ways it can be right.
 
 mod common;
+mod providers;
 mod sandbox;
 mod signatures;

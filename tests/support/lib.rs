@@ -164,3 +164,4 @@ pub fn text(output: &Output) -> (String, String) {
         String::from_utf8_lossy(&output.stderr).into_owned(),
     )
 }
+pub mod model_server;

@@ -1,0 +1,335 @@
+//! Provider-neutral messages, requests, stream events and their accumulation.
+
+use serde_json::Value;
+
+/// Who wrote a message.
+///
+/// Tool results are [`ContentBlock::ToolResult`] blocks in a [`Role::User`]
+/// message (the model Anthropic uses); providers that want a separate `tool`
+/// role get them converted on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The user, or the host returning tool results.
+    User,
+    /// The model.
+    Assistant,
+}
+
+/// One block of a message's content.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ContentBlock {
+    /// Plain text.
+    Text(String),
+    /// A tool call made by the model.
+    ToolUse {
+        /// The call's id, echoed by the matching [`ContentBlock::ToolResult`].
+        id: String,
+        /// The tool's name.
+        name: String,
+        /// The arguments, a JSON object.
+        input: Value,
+    },
+    /// The result of a tool call, sent back to the model.
+    ToolResult {
+        /// The id of the [`ContentBlock::ToolUse`] this answers.
+        tool_use_id: String,
+        /// The result as text.
+        content: String,
+        /// Whether the tool failed.
+        is_error: bool,
+    },
+}
+
+/// A message of the conversation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    /// Who wrote it.
+    pub role: Role,
+    /// Its content, in order.
+    pub content: Vec<ContentBlock>,
+}
+
+impl Message {
+    /// A user message holding one text block.
+    pub fn user(text: impl Into<String>) -> Self {
+        Self {
+            role: Role::User,
+            content: vec![ContentBlock::Text(text.into())],
+        }
+    }
+
+    /// An assistant message holding one text block.
+    pub fn assistant(text: impl Into<String>) -> Self {
+        Self {
+            role: Role::Assistant,
+            content: vec![ContentBlock::Text(text.into())],
+        }
+    }
+
+    /// The concatenation of the message's text blocks.
+    pub fn text(&self) -> String {
+        self.content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::Text(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// A tool the model may call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolDef {
+    /// The tool's name.
+    pub name: String,
+    /// What it does, for the model.
+    pub description: String,
+    /// A JSON Schema for its input.
+    pub input_schema: Value,
+}
+
+/// A request to a model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    /// The model name; when empty, the provider's configured model.
+    pub model: String,
+    /// The system prompt.
+    pub system: Option<String>,
+    /// The conversation so far.
+    pub messages: Vec<Message>,
+    /// The tools the model may call.
+    pub tools: Vec<ToolDef>,
+    /// The maximum number of tokens to generate.
+    pub max_tokens: u32,
+    /// The sampling temperature.
+    pub temperature: Option<f32>,
+}
+
+/// Why the model stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StopReason {
+    /// It finished its turn.
+    EndTurn,
+    /// It wants tool results.
+    ToolUse,
+    /// It hit `max_tokens`.
+    MaxTokens,
+    /// It produced a stop sequence.
+    StopSequence,
+    /// Another reason, as the provider named it.
+    Other(String),
+}
+
+/// Token counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Tokens of the prompt.
+    pub input_tokens: u64,
+    /// Tokens generated.
+    pub output_tokens: u64,
+}
+
+/// One event of a streamed answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamEvent {
+    /// More text.
+    TextDelta(String),
+    /// A tool call begins.
+    ToolUseStart {
+        /// Its position among the answer's content blocks or tool calls.
+        index: usize,
+        /// The call's id.
+        id: String,
+        /// The tool's name.
+        name: String,
+    },
+    /// More of a tool call's JSON arguments (not valid JSON on its own).
+    ToolInputDelta {
+        /// The call's id.
+        id: String,
+        /// The next piece of the arguments.
+        partial_json: String,
+    },
+    /// A tool call is complete.
+    ToolUseEnd {
+        /// The call's id.
+        id: String,
+        /// The parsed arguments.
+        input: Value,
+    },
+    /// Token counts so far (totals, not increments).
+    Usage {
+        /// Tokens of the prompt.
+        input_tokens: u64,
+        /// Tokens generated so far.
+        output_tokens: u64,
+    },
+    /// The answer is complete.
+    Stop {
+        /// Why the model stopped.
+        reason: StopReason,
+    },
+}
+
+/// The result of a streamed call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Completion {
+    /// The assistant message.
+    pub message: Message,
+    /// Token counts.
+    pub usage: Usage,
+    /// Why the model stopped.
+    pub stop_reason: StopReason,
+}
+
+/// Builds the final [`Completion`] from [`StreamEvent`]s.
+#[derive(Debug, Default)]
+pub struct Accumulator {
+    content: Vec<ContentBlock>,
+    usage: Usage,
+    stop: Option<StopReason>,
+}
+
+impl Accumulator {
+    /// An empty accumulator.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Takes one event into account.
+    pub fn push(&mut self, event: &StreamEvent) {
+        match event {
+            StreamEvent::TextDelta(t) => match self.content.last_mut() {
+                Some(ContentBlock::Text(s)) => s.push_str(t),
+                _ => self.content.push(ContentBlock::Text(t.clone())),
+            },
+            StreamEvent::ToolUseStart { id, name, .. } => {
+                self.content.push(ContentBlock::ToolUse {
+                    id: id.clone(),
+                    name: name.clone(),
+                    input: Value::Object(serde_json::Map::new()),
+                })
+            }
+            StreamEvent::ToolInputDelta { .. } => {}
+            StreamEvent::ToolUseEnd { id, input } => {
+                let found = self.content.iter_mut().rev().find_map(|b| match b {
+                    ContentBlock::ToolUse { id: i, input, .. } if i == id => Some(input),
+                    _ => None,
+                });
+                if let Some(slot) = found {
+                    *slot = input.clone();
+                }
+            }
+            StreamEvent::Usage {
+                input_tokens,
+                output_tokens,
+            } => {
+                self.usage = Usage {
+                    input_tokens: *input_tokens,
+                    output_tokens: *output_tokens,
+                }
+            }
+            StreamEvent::Stop { reason } => self.stop = Some(reason.clone()),
+        }
+    }
+
+    /// Whether a [`StreamEvent::Stop`] was seen.
+    pub fn is_stopped(&self) -> bool {
+        self.stop.is_some()
+    }
+
+    /// The completion; the stop reason defaults to
+    /// `Other("incomplete")` when no stop event was seen.
+    pub fn finish(self) -> Completion {
+        Completion {
+            message: Message {
+                role: Role::Assistant,
+                content: self.content,
+            },
+            usage: self.usage,
+            stop_reason: self
+                .stop
+                .unwrap_or_else(|| StopReason::Other("incomplete".to_string())),
+        }
+    }
+}
+
+/// Passes each event to the caller's callback and to an accumulator.
+pub(crate) struct Emitter<'a, 'b> {
+    pub(crate) acc: Accumulator,
+    pub(crate) sink: &'a mut (dyn FnMut(StreamEvent) + Send + 'b),
+}
+
+impl Emitter<'_, '_> {
+    pub(crate) fn emit(&mut self, event: StreamEvent) {
+        self.acc.push(&event);
+        (self.sink)(event);
+    }
+}
+
+/// Parses accumulated tool arguments: empty means `{}`.
+pub(crate) fn parse_tool_input(raw: &str) -> Result<Value, serde_json::Error> {
+    if raw.trim().is_empty() {
+        Ok(Value::Object(serde_json::Map::new()))
+    } else {
+        serde_json::from_str(raw)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn accumulates_text_and_tools() {
+        let mut acc = Accumulator::new();
+        for e in [
+            StreamEvent::TextDelta("Hel".into()),
+            StreamEvent::TextDelta("lo".into()),
+            StreamEvent::ToolUseStart {
+                index: 1,
+                id: "t1".into(),
+                name: "read".into(),
+            },
+            StreamEvent::ToolInputDelta {
+                id: "t1".into(),
+                partial_json: "{\"p\":".into(),
+            },
+            StreamEvent::ToolUseEnd {
+                id: "t1".into(),
+                input: json!({"p": 1}),
+            },
+            StreamEvent::Usage {
+                input_tokens: 3,
+                output_tokens: 4,
+            },
+            StreamEvent::Stop {
+                reason: StopReason::ToolUse,
+            },
+        ] {
+            acc.push(&e);
+        }
+        let c = acc.finish();
+        assert_eq!(
+            c.message.content,
+            vec![
+                ContentBlock::Text("Hello".into()),
+                ContentBlock::ToolUse {
+                    id: "t1".into(),
+                    name: "read".into(),
+                    input: json!({"p": 1})
+                }
+            ]
+        );
+        assert_eq!(
+            c.usage,
+            Usage {
+                input_tokens: 3,
+                output_tokens: 4
+            }
+        );
+        assert_eq!(c.stop_reason, StopReason::ToolUse);
+    }
+}

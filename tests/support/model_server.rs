@@ -1,0 +1,268 @@
+//! A scripted model server: a real HTTP/1.1 server on 127.0.0.1 that replays
+//! canned responses in each provider's wire format, records every request,
+//! and can split streamed bodies into tiny, separately flushed pieces.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// One scripted response.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    /// The HTTP status.
+    pub status: u16,
+    /// Extra headers.
+    pub headers: Vec<(String, String)>,
+    /// The body.
+    pub body: Vec<u8>,
+    /// When set, the body is sent chunked in pieces of 1..=max bytes, each
+    /// flushed separately, with `delay` between pieces.
+    pub split: Option<(usize, Duration)>,
+}
+
+impl Reply {
+    /// A 200 `text/event-stream` response.
+    pub fn sse(body: impl Into<Vec<u8>>) -> Self {
+        Self {
+            status: 200,
+            headers: vec![("content-type".into(), "text/event-stream".into())],
+            body: body.into(),
+            split: None,
+        }
+    }
+
+    /// A 200 `application/x-ndjson` response.
+    pub fn ndjson(body: impl Into<Vec<u8>>) -> Self {
+        Self {
+            status: 200,
+            headers: vec![("content-type".into(), "application/x-ndjson".into())],
+            body: body.into(),
+            split: None,
+        }
+    }
+
+    /// An error status with a JSON body.
+    pub fn error(status: u16, body: &Value) -> Self {
+        Self {
+            status,
+            headers: vec![("content-type".into(), "application/json".into())],
+            body: body.to_string().into_bytes(),
+            split: None,
+        }
+    }
+
+    /// Adds a header.
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Sends the body in pieces of 1..=`max` bytes with `delay` between.
+    pub fn split(mut self, max: usize, delay: Duration) -> Self {
+        self.split = Some((max.max(1), delay));
+        self
+    }
+}
+
+/// A request the server received.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    /// The method.
+    pub method: String,
+    /// The path.
+    pub path: String,
+    /// The headers, names lower-cased.
+    pub headers: Vec<(String, String)>,
+    /// The body parsed as JSON (`Null` when it is not JSON).
+    pub body: Value,
+}
+
+impl Recorded {
+    /// The first value of header `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let name = name.to_ascii_lowercase();
+        self.headers
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+#[derive(Default)]
+struct Shared {
+    script: Mutex<VecDeque<Reply>>,
+    seen: Mutex<Vec<Recorded>>,
+}
+
+/// The running server; stops when dropped.
+pub struct ModelServer {
+    url: String,
+    shared: Arc<Shared>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for ModelServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl ModelServer {
+    /// Starts a server that answers requests with `script`, in order
+    /// (a 500 once the script is exhausted). Must run inside a tokio runtime.
+    pub async fn start(script: Vec<Reply>) -> std::io::Result<Self> {
+        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        let url = format!("http://{}", listener.local_addr()?);
+        let shared = Arc::new(Shared {
+            script: Mutex::new(script.into()),
+            seen: Mutex::new(Vec::new()),
+        });
+        let s = shared.clone();
+        let task = tokio::spawn(async move {
+            while let Ok((sock, _)) = listener.accept().await {
+                let s = s.clone();
+                tokio::spawn(async move {
+                    let _ = serve(sock, &s).await;
+                });
+            }
+        });
+        Ok(Self { url, shared, task })
+    }
+
+    /// The base URL, `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The requests received so far.
+    pub fn requests(&self) -> Vec<Recorded> {
+        lock(&self.shared.seen).clone()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+async fn serve(mut sock: TcpStream, shared: &Shared) -> std::io::Result<()> {
+    let mut buf = Vec::new();
+    let mut tmp = [0u8; 4096];
+    let head_end = loop {
+        if let Some(p) = find(&buf, b"\r\n\r\n") {
+            break p;
+        }
+        let n = sock.read(&mut tmp).await?;
+        if n == 0 {
+            return Ok(());
+        }
+        buf.extend_from_slice(&tmp[..n]);
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
+    let mut lines = head.split("\r\n");
+    let mut first = lines.next().unwrap_or_default().split(' ');
+    let method = first.next().unwrap_or_default().to_string();
+    let path = first.next().unwrap_or_default().to_string();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    let len: usize = headers
+        .iter()
+        .find(|(n, _)| n == "content-length")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0);
+    let mut body = buf[head_end + 4..].to_vec();
+    while body.len() < len {
+        let n = sock.read(&mut tmp).await?;
+        if n == 0 {
+            break;
+        }
+        body.extend_from_slice(&tmp[..n]);
+    }
+    let json = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    lock(&shared.seen).push(Recorded {
+        method,
+        path,
+        headers,
+        body: json,
+    });
+    let reply = lock(&shared.script).pop_front().unwrap_or_else(|| {
+        Reply::error(
+            500,
+            &serde_json::json!({"error": {"message": "model server: script exhausted"}}),
+        )
+    });
+    let mut head = format!(
+        "HTTP/1.1 {} Scripted\r\nconnection: close\r\n",
+        reply.status
+    );
+    for (n, v) in &reply.headers {
+        head.push_str(&format!("{n}: {v}\r\n"));
+    }
+    match reply.split {
+        None => {
+            head.push_str(&format!("content-length: {}\r\n\r\n", reply.body.len()));
+            sock.write_all(head.as_bytes()).await?;
+            sock.write_all(&reply.body).await?;
+        }
+        Some((max, delay)) => {
+            head.push_str("transfer-encoding: chunked\r\n\r\n");
+            sock.write_all(head.as_bytes()).await?;
+            sock.flush().await?;
+            let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+            let mut pos = 0;
+            while pos < reply.body.len() {
+                seed = seed
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                let n = (1 + (seed >> 33) as usize % max).min(reply.body.len() - pos);
+                let piece = &reply.body[pos..pos + n];
+                sock.write_all(format!("{n:x}\r\n").as_bytes()).await?;
+                sock.write_all(piece).await?;
+                sock.write_all(b"\r\n").await?;
+                sock.flush().await?;
+                pos += n;
+                if !delay.is_zero() {
+                    tokio::time::sleep(delay).await;
+                }
+            }
+            sock.write_all(b"0\r\n\r\n").await?;
+        }
+    }
+    sock.flush().await?;
+    sock.shutdown().await
+}
+
+/// An Anthropic SSE body: `event: NAME` + `data: JSON` per event.
+pub fn anthropic_sse(events: &[Value]) -> String {
+    events
+        .iter()
+        .map(|e| {
+            format!(
+                "event: {}\ndata: {}\n\n",
+                e["type"].as_str().unwrap_or("message"),
+                e
+            )
+        })
+        .collect()
+}
+
+/// An OpenAI SSE body: `data: JSON` per chunk, then `data: [DONE]`.
+pub fn openai_sse(chunks: &[Value]) -> String {
+    let mut s: String = chunks.iter().map(|c| format!("data: {c}\n\n")).collect();
+    s.push_str("data: [DONE]\n\n");
+    s
+}
+
+/// An NDJSON body: one JSON object per line.
+pub fn ndjson(lines: &[Value]) -> String {
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
