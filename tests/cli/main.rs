@@ -595,3 +595,75 @@ fn copy_dir(from: &Path, to: &Path) {
         std::fs::copy(e.path(), to.join(e.file_name())).expect("copy");
     }
 }
+
+#[test]
+fn config_show_reflects_the_file_and_env_and_hides_keys() {
+    let sb = sandbox();
+    let path = ok(&sb.agent(&["config", "path"]));
+    assert_eq!(
+        Path::new(path.trim()),
+        sb.paths().config_file(),
+        "config path"
+    );
+    write(
+        &sb.paths().config_dir,
+        "config.toml",
+        "[agent]\nmax_turns = 12\napproval_mode = \"deny\"\n\n[skills]\nauto_approve = [\"git\"]\n\n[skills.config.kubernetes]\ndefault_namespace = \"staging\"\n",
+    );
+    let secret = "sk-ant-test-SECRET-value-0123456789";
+    let run = |format: &str| {
+        sb.agent_cmd(&["config", "show", "--format", format])
+            .env("AGENT_MODEL", "claude-opus-test")
+            .env("ANTHROPIC_API_KEY", secret)
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("AGENT_MAX_TURNS")
+            .env_remove("AGENT_PROVIDER")
+            .output()
+            .expect("running agent")
+    };
+    let out = run("json");
+    let stdout = ok(&out);
+    assert!(!stdout.contains(secret), "{stdout}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).expect("json");
+    assert_eq!(v["config"]["agent"]["max_turns"], 12);
+    assert_eq!(v["config"]["agent"]["approval_mode"], "deny");
+    assert_eq!(v["config"]["provider"]["model"], "claude-opus-test");
+    assert_eq!(v["config"]["skills"]["auto_approve"][0], "git");
+    assert_eq!(
+        v["config"]["skills"]["config"]["kubernetes"]["default_namespace"],
+        "staging"
+    );
+    assert_eq!(v["api_keys"]["anthropic"]["set"], true);
+    assert_eq!(v["api_keys"]["openai"]["set"], false);
+
+    let out = run("text");
+    let stdout = ok(&out);
+    let (_, stderr) = text(&out);
+    assert!(
+        !stdout.contains(secret) && !stderr.contains(secret),
+        "{stdout}"
+    );
+    assert!(stdout.contains("max_turns = 12"), "{stdout}");
+    assert!(stdout.contains("model = \"claude-opus-test\""), "{stdout}");
+    assert!(stdout.contains("$ANTHROPIC_API_KEY is set"), "{stdout}");
+}
+
+#[test]
+fn a_bad_config_value_fails_with_file_line_and_key() {
+    let sb = sandbox();
+    write(
+        &sb.paths().config_dir,
+        "config.toml",
+        "[provider]\ndefault = \"anthropic\"\n\n[agent]\nmax_turns = 0\n",
+    );
+    let out = sb.agent(&["config", "show"]);
+    let (_, stderr) = text(&out);
+    assert_eq!(code(&out), 1, "{stderr}");
+    assert!(stderr.contains("config.toml:5"), "{stderr}");
+    assert!(stderr.contains("agent.max_turns"), "{stderr}");
+    // Commands that need the configuration fail the same way; `config path` still works.
+    let out = sb.agent(&["skill", "call", "core-tools", "read_file", "--input", "{}"]);
+    assert_eq!(code(&out), 1);
+    assert!(text(&out).1.contains("agent.max_turns"), "{:?}", text(&out));
+    ok(&sb.agent(&["config", "path"]));
+}

@@ -5,6 +5,7 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use agent_config::Config;
 use agent_manifest::{Manifest, Permission};
 use agent_policy::{AllowList, Answer, ApprovalRequest, Approver, AuditLog, Grants};
 use agent_runtime::{
@@ -34,6 +35,7 @@ pub struct App {
     store: Option<Arc<Store>>,
     grants: Option<Arc<GrantsAuthorizer>>,
     runtime: Option<Runtime>,
+    config: Option<Arc<Config>>,
 }
 
 impl App {
@@ -63,7 +65,21 @@ impl App {
             store: None,
             grants: None,
             runtime: None,
+            config: None,
         })
+    }
+
+    /// The configuration (`config.toml`, defaults, environment overrides), loaded on first
+    /// use. A broken file is an error for every command that needs it.
+    pub fn config(&mut self) -> Result<Arc<Config>> {
+        if let Some(c) = &self.config {
+            return Ok(c.clone());
+        }
+        let config = Arc::new(Config::load(&self.paths.config_file(), |k| {
+            std::env::var(k).ok()
+        })?);
+        self.config = Some(config.clone());
+        Ok(config)
     }
 
     /// The grant store (opened on first use).
@@ -103,9 +119,11 @@ impl App {
             .context("creating the agent's directories")?;
         let audit = Arc::new(AuditLog::open(self.paths.audit_log_path())?);
         let allow = self.allowlist()?;
+        let config = self.config()?;
         let grants = if self.interactive {
             let store = self.store()?;
-            let mut g = Grants::interactive(store, Arc::new(TerminalApprover), audit);
+            let mut g = Grants::interactive(store, Arc::new(TerminalApprover), audit)
+                .with_auto_approve(config.skills.auto_approve.clone());
             if !allow.is_empty() {
                 g = g.with_allowlist(allow);
             }
@@ -136,10 +154,18 @@ impl App {
         })
     }
 
-    /// A call context for this project.
+    /// A call context for this project, with each skill's `[skills.config.<name>]` table.
     pub fn call_context(&mut self, mode: &str) -> Result<Arc<CallContext>> {
+        let config = self.config()?;
         let auth = self.grants()?;
-        Ok(Arc::new(CallContext::new(&self.project_root, mode, auth)?))
+        let mut ctx = CallContext::new(&self.project_root, mode, auth)?;
+        ctx.skill_config = config
+            .skills
+            .config
+            .iter()
+            .map(|(name, value)| (name.clone(), value.clone()))
+            .collect();
+        Ok(Arc::new(ctx))
     }
 
     /// Finds every skill: built-ins, then the user dir, then the project's

@@ -93,6 +93,9 @@ pub enum Command {
     /// The audit log of grant decisions and capability use.
     #[command(subcommand)]
     Audit(AuditCommand),
+    /// Show the effective configuration or where its file is.
+    #[command(subcommand)]
+    Config(ConfigCommand),
 }
 
 /// Output format for listings.
@@ -237,4 +240,17 @@ pub enum AuditCommand {
         #[arg(long, default_value_t = 20)]
         last: usize,
     },
+}
+
+/// `agent config ...`
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// The effective configuration: `config.toml`, then defaults, then environment
+    /// overrides. API keys are never printed, only whether their variable is set.
+    Show {
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// Print the path of `config.toml` (whether or not it exists).
+    Path,
 }

@@ -3,6 +3,7 @@
 
 mod app;
 mod cli;
+mod config_cmd;
 mod keys_cmd;
 mod scaffold;
 mod skill_cmd;
@@ -70,5 +71,6 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Skill(cmd) => skill_cmd::run(&mut app, cmd),
         Command::Keys(cmd) => keys_cmd::keys(&mut app, cmd),
         Command::Audit(cmd) => keys_cmd::audit(&mut app, cmd),
+        Command::Config(cmd) => config_cmd::run(&mut app, cmd),
     }
 }

@@ -72,4 +72,22 @@ pub enum StoreError {
         /// The underlying error.
         source: serde_json::Error,
     },
+    /// No session has this id, or no session id starts with this prefix.
+    #[error("no session matches `{id}`")]
+    SessionNotFound {
+        /// The id or prefix that was looked up.
+        id: String,
+    },
+    /// More than one session id starts with this prefix.
+    #[error(
+        "`{prefix}` matches {} sessions ({}); give more of the id",
+        matches.len(),
+        matches.join(", ")
+    )]
+    AmbiguousSession {
+        /// The prefix that was looked up.
+        prefix: String,
+        /// The ids it matches, in ascending order.
+        matches: Vec<String>,
+    },
 }

@@ -68,7 +68,7 @@ impl GrantRecord {
 }
 
 /// The current time, RFC 3339 in UTC (`2026-01-02T03:04:05.123456789Z`).
-fn now_rfc3339() -> String {
+pub(crate) fn now_rfc3339() -> String {
     // Formatting a UTC timestamp with Rfc3339 only fails for years outside 0..=9999.
     OffsetDateTime::now_utc()
         .format(&Rfc3339)

@@ -5,6 +5,8 @@
 //! - [`Store`] is the redb database (`agent.redb`) holding the permission grants a user gave
 //!   with "always" or "deny", and a small `meta` key/value table. Each feature keeps its records
 //!   in its own table, defined in its own module of this crate (see [`Store`] for how to add one).
+//! - Sessions ([`SessionMeta`] and their event logs) are persisted one event per durable write
+//!   transaction, so a crash loses at most the event being written.
 
 #![deny(missing_docs)]
 
@@ -12,9 +14,11 @@ mod error;
 mod grants;
 mod meta;
 pub mod paths;
+mod sessions;
 mod store;
 
 pub use error::StoreError;
 pub use grants::{GrantRecord, StoredDecision};
 pub use paths::{AgentPaths, PathsError};
+pub use sessions::{NewSession, SessionMeta, SessionStatus, SessionUsage, session_title};
 pub use store::Store;

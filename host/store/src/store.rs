@@ -157,6 +157,10 @@ fn create_tables(store: &Store, txn: &WriteTransaction) -> Result<(), StoreError
         .map_err(|e| store.db_err(e))?;
     txn.open_table(crate::meta::META)
         .map_err(|e| store.db_err(e))?;
+    txn.open_table(crate::sessions::SESSIONS)
+        .map_err(|e| store.db_err(e))?;
+    txn.open_table(crate::sessions::SESSION_EVENTS)
+        .map_err(|e| store.db_err(e))?;
     Ok(())
 }
 
