@@ -667,3 +667,6 @@ fn a_bad_config_value_fails_with_file_line_and_key() {
     assert!(text(&out).1.contains("agent.max_turns"), "{:?}", text(&out));
     ok(&sb.agent(&["config", "path"]));
 }
+
+// `agent run` and `agent sessions` against the scripted model server.
+mod run;

@@ -12,8 +12,12 @@ pub mod exit {
     pub const FAILURE: u8 = 1;
     /// Bad command-line usage.
     pub const USAGE: u8 = 2;
+    /// The model provider failed (unreachable, refused the key, answered an error).
+    pub const PROVIDER: u8 = 3;
     /// A capability was denied.
     pub const DENIED: u8 = 4;
+    /// `agent run` stopped at its turn limit or time limit without a final answer.
+    pub const LIMIT: u8 = 5;
 }
 
 /// An error in what the user typed (a flag value): exit code 2.
@@ -29,7 +33,7 @@ impl std::fmt::Display for UsageError {
 impl std::error::Error for UsageError {}
 
 const AFTER_HELP: &str = "\
-Exit codes: 0 success · 1 failure (tool error, refused skill, failed check) · 2 usage error · 4 capability denied
+Exit codes: 0 success · 1 failure (tool error, refused skill, failed check) · 2 usage error · 3 provider error · 4 capability denied · 5 turn or time limit reached (agent run)
 
 Data: config in $XDG_CONFIG_HOME/agent, data in $XDG_DATA_HOME/agent, cache in $XDG_CACHE_HOME/agent;
 AGENT_HOME=DIR puts all three under DIR. Non-interactive runs (CI set, or no terminal) never prompt:
@@ -96,6 +100,113 @@ pub enum Command {
     /// Show the effective configuration or where its file is.
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// Run the agent on a task: the model plans, calls tool skills, and answers.
+    #[command(after_help = RUN_AFTER_HELP)]
+    Run(RunArgs),
+    /// List, show and delete recorded sessions.
+    #[command(subcommand)]
+    Sessions(SessionsCommand),
+}
+
+const RUN_AFTER_HELP: &str = concat!(
+    "The task comes from --prompt, --file, or standard input (when neither is given and stdin is ",
+    "not a terminal).\n\n",
+    "Tools that require approval (edit, write_file, exec, ...) are decided without prompting: they ",
+    "run when --yes is given, or when --allow grants the skill a permission beyond file:read; ",
+    "otherwise the model is told the tool was not approved. The capabilities a tool then uses are ",
+    "still checked against the grants.\n\n",
+    "Exit codes: 0 the model gave its final answer (capability denials during the run are reported ",
+    "on stderr and as `denial` events, but do not change the code when the model still finished) · ",
+    "2 usage error · 3 provider error · 4 the turn or time limit was reached after a capability ",
+    "was denied · 5 the turn or time limit was reached."
+);
+
+/// Output of `agent run`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum RunOutput {
+    /// The answer, streamed as it is written.
+    #[default]
+    Text,
+    /// One JSON object at the end: answer, turns, usage, tool calls, denials.
+    Json,
+    /// One JSON event per line, as they happen.
+    Jsonl,
+    /// The answer and a summary of the tool calls, in Markdown.
+    Markdown,
+}
+
+/// Model providers for `agent run`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProviderName {
+    /// Anthropic's Messages API.
+    Anthropic,
+    /// OpenAI-compatible chat completions.
+    Openai,
+    /// A local Ollama.
+    Ollama,
+}
+
+/// `agent run ...`
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The task.
+    #[arg(long, short = 'p', value_name = "TEXT", conflicts_with = "file")]
+    pub prompt: Option<String>,
+    /// Read the task from a file.
+    #[arg(long, value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    /// The most model turns (default: config `agent.max_turns`).
+    #[arg(long, value_name = "N")]
+    pub max_turns: Option<u32>,
+    /// Wall-clock limit, e.g. `120s`, `5m`, `500ms` (default: config `agent.timeout`).
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<String>,
+    /// Offer only these tools to the model (comma-separated names).
+    #[arg(long, value_delimiter = ',', value_name = "TOOLS")]
+    pub tools: Option<Vec<String>>,
+    /// The provider (default: config `provider.default`).
+    #[arg(long, value_enum)]
+    pub provider: Option<ProviderName>,
+    /// The model (default: config `provider.model`, or the provider's default).
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<String>,
+    /// The provider's base URL (default: from the config).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub output: RunOutput,
+    /// Continue a recorded session (id or unique id prefix).
+    #[arg(long, value_name = "ID", conflicts_with = "last")]
+    pub resume: Option<String>,
+    /// Continue this project's most recent session.
+    #[arg(long)]
+    pub last: bool,
+    /// Approve every tool that requires approval.
+    #[arg(long, short = 'y', alias = "approve-tools")]
+    pub yes: bool,
+}
+
+/// `agent sessions ...`
+#[derive(Debug, Subcommand)]
+pub enum SessionsCommand {
+    /// List sessions, newest first.
+    List {
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// Show a session's record and its conversation.
+    Show {
+        /// Session id (or a unique prefix).
+        id: String,
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// Delete a session and its log.
+    Delete {
+        /// Session id (or a unique prefix).
+        id: String,
+    },
 }
 
 /// Output format for listings.

@@ -5,7 +5,9 @@ mod app;
 mod cli;
 mod config_cmd;
 mod keys_cmd;
+mod run_cmd;
 mod scaffold;
+mod sessions_cmd;
 mod skill_cmd;
 
 use std::process::ExitCode;
@@ -72,5 +74,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Keys(cmd) => keys_cmd::keys(&mut app, cmd),
         Command::Audit(cmd) => keys_cmd::audit(&mut app, cmd),
         Command::Config(cmd) => config_cmd::run(&mut app, cmd),
+        Command::Run(args) => run_cmd::run(&mut app, args),
+        Command::Sessions(cmd) => sessions_cmd::run(&mut app, cmd),
     }
 }

@@ -1,0 +1,361 @@
+//! `agent run`: the agent loop from the command line.
+
+use std::io::{IsTerminal, Read, Write};
+use std::time::Duration;
+
+use agent_config::{Config, ProviderKind};
+use agent_core::{
+    Agent, AgentEvent, ApprovalGate, RunLimits, RunOutcome, SessionLog, StopKind,
+    history_from_events,
+};
+use agent_manifest::Permission;
+use agent_policy::AllowList;
+use agent_providers::{
+    AnthropicProvider, OllamaProvider, OpenAiProvider, Provider, ProviderConfig,
+};
+use agent_runtime::Skill;
+use agent_store::NewSession;
+use anyhow::{Context, Result};
+
+use crate::app::App;
+use crate::cli::{ProviderName, RunArgs, RunOutput, UsageError, exit};
+
+/// Approves tools that require approval without prompting: with `--yes`, or
+/// when `--allow` grants the skill a permission it declares beyond `file:read`.
+struct HeadlessGate {
+    yes: bool,
+    allow: AllowList,
+    skills: Vec<(String, Vec<Permission>)>,
+}
+
+impl ApprovalGate for HeadlessGate {
+    fn approve_tool(&self, skill: &str, _tool: &str, _input_json: &str) -> bool {
+        if self.yes {
+            return true;
+        }
+        let declared = self
+            .skills
+            .iter()
+            .find(|(n, _)| n == skill)
+            .map(|(_, p)| p.as_slice())
+            .unwrap_or_default();
+        self.allow.entries().iter().any(|e| {
+            e.permission != Permission::FileRead
+                && declared.contains(&e.permission)
+                && e.skill.as_deref().is_none_or(|s| s == skill)
+        })
+    }
+}
+
+/// Parses `120s`, `5m`, `500ms`, `1h` or plain seconds.
+fn parse_duration(s: &str) -> Option<Duration> {
+    let s = s.trim();
+    let (num, unit) = match s.find(|c: char| !c.is_ascii_digit()) {
+        Some(i) => s.split_at(i),
+        None => (s, "s"),
+    };
+    let n: u64 = num.parse().ok()?;
+    let d = match unit {
+        "ms" => Duration::from_millis(n),
+        "s" => Duration::from_secs(n),
+        "m" => Duration::from_secs(n.checked_mul(60)?),
+        "h" => Duration::from_secs(n.checked_mul(3600)?),
+        _ => return None,
+    };
+    (!d.is_zero()).then_some(d)
+}
+
+fn read_prompt(args: &RunArgs) -> Result<String> {
+    let text = if let Some(p) = &args.prompt {
+        p.clone()
+    } else if let Some(f) = &args.file {
+        std::fs::read_to_string(f)
+            .map_err(|e| UsageError(format!("--file {}: {e}", f.display())))?
+    } else if !std::io::stdin().is_terminal() {
+        let mut s = String::new();
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .context("reading the task from standard input")?;
+        s
+    } else {
+        return Err(UsageError(
+            "no task: give --prompt TEXT, --file FILE, or pipe it on standard input".into(),
+        )
+        .into());
+    };
+    if text.trim().is_empty() {
+        return Err(UsageError("the task is empty".into()).into());
+    }
+    Ok(text)
+}
+
+fn provider_for(
+    args: &RunArgs,
+    config: &Config,
+) -> std::result::Result<(Box<dyn Provider>, String, String), String> {
+    let kind = match args.provider {
+        Some(ProviderName::Anthropic) => ProviderKind::Anthropic,
+        Some(ProviderName::Openai) => ProviderKind::OpenAi,
+        Some(ProviderName::Ollama) => ProviderKind::Ollama,
+        None => config.provider.default,
+    };
+    let model = match &args.model {
+        Some(m) => m.clone(),
+        None if kind == config.provider.default => config.provider.effective_model().to_string(),
+        None => kind.default_model().to_string(),
+    };
+    let configured_base = match kind {
+        ProviderKind::Anthropic => &config.provider.anthropic.base_url,
+        ProviderKind::OpenAi => &config.provider.openai.base_url,
+        ProviderKind::Ollama => &config.provider.ollama.base_url,
+    };
+    let base = args
+        .base_url
+        .clone()
+        .unwrap_or_else(|| configured_base.clone());
+    let provider: Box<dyn Provider> = match kind {
+        ProviderKind::Anthropic => Box::new(
+            AnthropicProvider::new(ProviderConfig::anthropic(&model).base_url(base))
+                .map_err(|e| e.to_string())?,
+        ),
+        ProviderKind::OpenAi => Box::new(
+            OpenAiProvider::new(ProviderConfig::openai(&model).base_url(base))
+                .map_err(|e| e.to_string())?,
+        ),
+        ProviderKind::Ollama => Box::new(
+            OllamaProvider::new(ProviderConfig::ollama(&model).base_url(base))
+                .map_err(|e| e.to_string())?,
+        ),
+    };
+    Ok((provider, kind.as_str().to_string(), model))
+}
+
+fn block<F: std::future::Future>(f: F) -> F::Output {
+    tokio::task::block_in_place(|| tokio::runtime::Handle::current().block_on(f))
+}
+
+pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
+    let prompt = read_prompt(&args)?;
+    let config = app.config()?;
+    let max_turns = args.max_turns.unwrap_or(config.agent.max_turns);
+    if max_turns == 0 {
+        return Err(UsageError("--max-turns must be at least 1".into()).into());
+    }
+    let timeout = match &args.timeout {
+        Some(t) => parse_duration(t).ok_or_else(|| {
+            UsageError(format!(
+                "--timeout {t}: expected a duration such as 120s, 5m or 500ms"
+            ))
+        })?,
+        None => config.agent.timeout,
+    };
+    let (provider, provider_name, model) = match provider_for(&args, &config) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: provider: {e}");
+            return Ok(exit::PROVIDER);
+        }
+    };
+
+    let store = app.store()?;
+    let project_root = app.project_root.clone();
+    let (session_id, history) = if args.resume.is_some() || args.last {
+        let meta = match &args.resume {
+            Some(id) => store.find_session(id)?,
+            None => store
+                .last_session(Some(&project_root))?
+                .ok_or_else(|| UsageError("--last: no session in this project yet".into()))?,
+        };
+        let events: Vec<serde_json::Value> = store
+            .events(&meta.id)?
+            .into_iter()
+            .map(|(_, v)| v)
+            .collect();
+        store.update_session(&meta.id, |m| {
+            m.status = agent_store::SessionStatus::Active;
+        })?;
+        (meta.id, history_from_events(&events))
+    } else {
+        let meta = store.create_session(NewSession {
+            project_root: project_root.clone(),
+            model: model.clone(),
+            provider: provider_name.clone(),
+            first_message: Some(prompt.clone()),
+        })?;
+        (meta.id, Vec::new())
+    };
+
+    let skills: Vec<Skill> = app.load_all()?;
+    let allow = app.allowlist()?;
+    let grants = app.grants()?;
+    let ctx = app.call_context("run")?;
+    let gate = HeadlessGate {
+        yes: args.yes,
+        allow,
+        skills: skills
+            .iter()
+            .map(|s| (s.name().to_string(), s.manifest.permissions.clone()))
+            .collect(),
+    };
+    let cwd = std::env::current_dir().unwrap_or_else(|_| project_root.clone());
+    let system = agent_core::system_prompt(&project_root, &cwd);
+    let runtime = app.runtime()?;
+    let tools = block(agent_core::collect_tools(runtime, &ctx, &skills))?;
+    if let Some(wanted) = &args.tools {
+        for w in wanted {
+            if !tools.iter().any(|t| &t.name == w || &t.spec.name == w) {
+                return Err(UsageError(format!(
+                    "--tools: no tool named `{w}` (tools: {})",
+                    tools
+                        .iter()
+                        .map(|t| t.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+                .into());
+            }
+        }
+    }
+    let agent = Agent {
+        provider,
+        model,
+        runtime,
+        ctx,
+        skills: &skills,
+        tools,
+        allowlist: args.tools.clone(),
+        grants: Some(grants),
+        gate: &gate,
+        system,
+        limits: RunLimits { max_turns, timeout },
+        max_tokens: 4096,
+    };
+    let session = SessionLog {
+        store: store.clone(),
+        id: session_id.clone(),
+    };
+    let output = args.output;
+    let mut sink = move |e: &AgentEvent| print_event(output, e);
+    let result = block(agent.run(history, &prompt, Some(session), &mut sink));
+    let outcome = match result {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e}");
+            eprintln!("session: {session_id}");
+            return Ok(exit::PROVIDER);
+        }
+    };
+    for w in &outcome.warnings {
+        eprintln!("warning: {w}");
+    }
+    finish_output(output, &outcome, &session_id)?;
+    app.report_denials();
+    Ok(match outcome.stop {
+        StopKind::EndTurn => exit::OK,
+        StopKind::MaxTurns | StopKind::Timeout => {
+            let why = if outcome.stop == StopKind::MaxTurns {
+                format!("the turn limit ({max_turns}) was reached")
+            } else {
+                format!("the time limit ({timeout:?}) was reached")
+            };
+            eprintln!("stopped: {why} (continue with `agent run --resume {session_id}`)");
+            if outcome.denials.is_empty() {
+                exit::LIMIT
+            } else {
+                exit::DENIED
+            }
+        }
+    })
+}
+
+fn print_event(output: RunOutput, e: &AgentEvent) {
+    match output {
+        RunOutput::Jsonl => {
+            if let Ok(line) = serde_json::to_string(e) {
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "{line}");
+                let _ = out.flush();
+            }
+        }
+        RunOutput::Text => match e {
+            AgentEvent::TextDelta { text } => {
+                let mut out = std::io::stdout().lock();
+                let _ = write!(out, "{text}");
+                let _ = out.flush();
+            }
+            AgentEvent::TurnStart { turn } if *turn > 1 => {
+                println!();
+            }
+            AgentEvent::ToolCall { name, .. } => eprintln!("[tool] {name}"),
+            AgentEvent::Approval {
+                tool,
+                approved: false,
+                reason,
+            } => eprintln!("[not approved] {tool}: {reason}"),
+            _ => {}
+        },
+        RunOutput::Json | RunOutput::Markdown => {}
+    }
+}
+
+fn finish_output(output: RunOutput, o: &RunOutcome, session_id: &str) -> Result<()> {
+    match output {
+        RunOutput::Text => println!(),
+        RunOutput::Jsonl => {}
+        RunOutput::Json => {
+            let v = serde_json::json!({
+                "session": session_id,
+                "text": o.text,
+                "turns": o.turns,
+                "stop": o.stop,
+                "usage": {"input_tokens": o.input_tokens, "output_tokens": o.output_tokens},
+                "tool_calls": o.tool_calls,
+                "denials": o.denials,
+            });
+            println!("{}", serde_json::to_string_pretty(&v)?);
+        }
+        RunOutput::Markdown => {
+            println!("{}\n", o.text.trim_end());
+            if !o.tool_calls.is_empty() {
+                println!("## Tool calls\n");
+                for c in &o.tool_calls {
+                    let status = if c.is_error { "error" } else { "ok" };
+                    let skill = if c.skill.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({})", c.skill)
+                    };
+                    println!("- `{}`{skill}: {status} — `{}`", c.tool, c.input);
+                }
+                println!();
+            }
+            if !o.denials.is_empty() {
+                println!("## Denied\n");
+                for d in &o.denials {
+                    println!("- {} {}: {}", d.skill, d.permission, d.reason);
+                }
+                println!();
+            }
+            println!(
+                "_{} turn(s), {} input / {} output tokens, session {session_id}_",
+                o.turns, o.input_tokens, o.output_tokens
+            );
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("120s"), Some(Duration::from_secs(120)));
+        assert_eq!(parse_duration("5m"), Some(Duration::from_secs(300)));
+        assert_eq!(parse_duration("500ms"), Some(Duration::from_millis(500)));
+        assert_eq!(parse_duration("7"), Some(Duration::from_secs(7)));
+        assert_eq!(parse_duration("0s"), None);
+        assert_eq!(parse_duration("x"), None);
+    }
+}
