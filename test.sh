@@ -34,10 +34,10 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 
 say "clippy (guests for wasm32-wasip2)"
 cargo clippy --locked --target wasm32-wasip2 --target-dir target/guests \
-  -p agent-skill-sdk -p core-tools -p rust-hello -p guest-hostile -p guest-sockets -p guest-later -- -D warnings
+  -p agent-skill-sdk -p core-tools -p git-skill -p rust-hello -p guest-hostile -p guest-sockets -p guest-later -- -D warnings
 
 say "tests: guest crates' own unit tests (native)"
-cargo test --locked -p agent-skill-sdk -p core-tools -p rust-hello
+cargo test --locked -p agent-skill-sdk -p core-tools -p rust-hello -p git-skill
 
 say "tests: host crates, integration suite (real components in the real host), CLI"
 cargo test --locked

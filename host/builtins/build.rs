@@ -8,7 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// (skill directory under builtin-skills/, cargo package, wasm file stem)
-const BUILTINS: &[(&str, &str, &str)] = &[("core-tools", "core-tools", "core_tools")];
+const BUILTINS: &[(&str, &str, &str)] = &[
+    ("core-tools", "core-tools", "core_tools"),
+    ("git", "git-skill", "git_skill"),
+];
 
 fn main() {
     if let Err(e) = run() {

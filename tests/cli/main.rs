@@ -670,3 +670,69 @@ fn a_bad_config_value_fails_with_file_line_and_key() {
 
 // `agent run` and `agent sessions` against the scripted model server.
 mod run;
+
+#[test]
+fn git_skill_reads_and_commits_through_the_typed_imports() {
+    let sb = sandbox();
+    let p = sb.project.path();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(p)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .output()
+            .expect("running git");
+        ok(&out)
+    };
+    git(&["init", "-q"]);
+    git(&["config", "user.name", "Test User"]);
+    git(&["config", "user.email", "test@example.com"]);
+    git(&["config", "commit.gpgsign", "false"]);
+    write(p, "notes.txt", "first line\n");
+    git(&["add", "notes.txt"]);
+    git(&["commit", "-q", "-m", "initial notes"]);
+    write(p, "notes.txt", "first line\nsecond line\n");
+
+    // `agent skill list` shows the built-in.
+    let stdout = ok(&sb.agent(&["skill", "list"]));
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("git "))
+        .unwrap_or_else(|| panic!("no git row:\n{stdout}"));
+    assert!(line.contains("builtin"), "{line}");
+
+    let call = |tool: &str, input: &str, allow: &[&str]| {
+        let mut args = vec!["skill", "call", "git", tool, "--input", input];
+        for a in allow {
+            args.extend(["--allow", a]);
+        }
+        sb.agent(&args)
+    };
+
+    let out = call("git_status", "{}", &["git:read"]);
+    let stdout = ok(&out);
+    assert!(stdout.contains(" M notes.txt"), "{stdout}");
+
+    let out = call("git_diff", "{}", &["git:read"]);
+    let stdout = ok(&out);
+    assert!(stdout.contains("+second line"), "{stdout}");
+
+    let out = call("git_log", r#"{"max":5}"#, &["git:read"]);
+    let stdout = ok(&out);
+    assert!(stdout.contains("initial notes"), "{stdout}");
+    assert!(stdout.contains("Test User"), "{stdout}");
+
+    // Without git:write the commit is denied, and nothing is committed.
+    let input = r#"{"message":"add a second line","paths":["notes.txt"]}"#;
+    let out = call("git_commit", input, &["git:read"]);
+    assert_eq!(code(&out), 4, "{:?}", text(&out));
+    assert!(!git(&["log", "--format=%s"]).contains("add a second line"));
+
+    let out = call("git_commit", input, &["git:write"]);
+    let stdout = ok(&out);
+    assert!(stdout.contains("committed"), "{stdout}");
+    let log = git(&["log", "--format=%s"]);
+    assert_eq!(log.lines().next(), Some("add a second line"), "{log}");
+    assert!(git(&["status", "--porcelain"]).trim().is_empty());
+}

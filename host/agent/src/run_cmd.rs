@@ -236,7 +236,10 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
     };
     let output = args.output;
     let mut sink = move |e: &AgentEvent| print_event(output, e);
-    let result = block(agent.run(history, &prompt, Some(session), &mut sink));
+    let options = agent_core::RunOptions {
+        context_budget: usize::try_from(config.agent.context_budget).unwrap_or(usize::MAX),
+    };
+    let result = block(agent.run_with(history, &prompt, Some(session), &mut sink, options));
     let outcome = match result {
         Ok(o) => o,
         Err(e) => {

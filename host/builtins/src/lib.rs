@@ -17,11 +17,18 @@ pub struct Builtin {
     pub component: &'static [u8],
 }
 
-const BUILTINS: &[Builtin] = &[Builtin {
-    name: "core-tools",
-    manifest: include_str!("../../../builtin-skills/core-tools/SKILL.yaml"),
-    component: include_bytes!(concat!(env!("OUT_DIR"), "/core_tools.wasm")),
-}];
+const BUILTINS: &[Builtin] = &[
+    Builtin {
+        name: "core-tools",
+        manifest: include_str!("../../../builtin-skills/core-tools/SKILL.yaml"),
+        component: include_bytes!(concat!(env!("OUT_DIR"), "/core_tools.wasm")),
+    },
+    Builtin {
+        name: "git",
+        manifest: include_str!("../../../builtin-skills/git/SKILL.yaml"),
+        component: include_bytes!(concat!(env!("OUT_DIR"), "/git_skill.wasm")),
+    },
+];
 
 /// Every built-in skill.
 pub fn all() -> &'static [Builtin] {

@@ -82,6 +82,15 @@ pub enum AgentEvent {
         /// Generated tokens.
         output_tokens: u64,
     },
+    /// The conversation was shrunk to fit the context budget.
+    Context {
+        /// Tool outputs replaced by a placeholder.
+        trimmed_results: usize,
+        /// Oldest messages replaced by a summary (0: none).
+        summarized_messages: usize,
+        /// The estimated tokens of the conversation afterwards.
+        estimated_tokens: usize,
+    },
     /// The run failed (the provider could not answer).
     Error {
         /// What failed.
@@ -148,6 +157,7 @@ pub fn history_from_events(events: &[Value]) -> Vec<Message> {
             AgentEvent::Approval { .. }
             | AgentEvent::Denial { .. }
             | AgentEvent::Usage { .. }
+            | AgentEvent::Context { .. }
             | AgentEvent::Error { .. } => {}
         }
     }

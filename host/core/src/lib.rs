@@ -9,6 +9,7 @@
 //! rebuilds the conversation from such a log to resume it.
 #![deny(missing_docs)]
 
+pub mod context;
 mod events;
 mod prompt;
 
@@ -25,6 +26,7 @@ use agent_runtime::{CallContext, GrantsAuthorizer, Runtime, Skill, SkillError, T
 use agent_store::{SessionStatus, Store};
 use serde_json::Value;
 
+pub use context::DEFAULT_CONTEXT_BUDGET;
 pub use events::{AgentEvent, StopKind, history_from_events};
 pub use prompt::{BASE_INSTRUCTIONS, system_prompt};
 
@@ -101,6 +103,26 @@ pub struct RunLimits {
     /// Wall-clock time for the whole run.
     pub timeout: Duration,
 }
+
+/// Options of one run beyond its [`RunLimits`].
+#[derive(Debug, Clone, Copy)]
+pub struct RunOptions {
+    /// The token budget of the conversation sent to the model, as estimated
+    /// by [`context::estimate_tokens`]; larger conversations are trimmed and
+    /// summarised before the request.
+    pub context_budget: usize,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        Self {
+            context_budget: DEFAULT_CONTEXT_BUDGET,
+        }
+    }
+}
+
+/// The run's deadline passed while summarising the conversation.
+struct ContextTimeout;
 
 /// Where events are persisted: a session of the store.
 #[derive(Clone)]
@@ -264,6 +286,26 @@ impl Agent<'_> {
         session: Option<SessionLog>,
         sink: &mut (dyn FnMut(&AgentEvent) + Send),
     ) -> Result<RunOutcome, AgentError> {
+        let options = RunOptions::default();
+        self.run_with(history, prompt, session, sink, options).await
+    }
+
+    /// Like [`Agent::run`], with explicit [`RunOptions`]. Before each
+    /// request, when the conversation's estimated size exceeds
+    /// `options.context_budget`, old tool outputs are trimmed and then, if
+    /// still needed, the oldest part is summarised by the model (see
+    /// [`context`]); an [`AgentEvent::Context`] reports it.
+    ///
+    /// # Errors
+    /// As [`Agent::run`].
+    pub async fn run_with(
+        &self,
+        history: Vec<Message>,
+        prompt: &str,
+        session: Option<SessionLog>,
+        sink: &mut (dyn FnMut(&AgentEvent) + Send),
+        options: RunOptions,
+    ) -> Result<RunOutcome, AgentError> {
         let deadline = tokio::time::Instant::now() + self.limits.timeout;
         let mut em = Emitter {
             session: session.clone(),
@@ -312,6 +354,33 @@ impl Agent<'_> {
             }
             out.turns += 1;
             em.emit(AgentEvent::TurnStart { turn: out.turns });
+            match self
+                .fit_context(
+                    &mut messages,
+                    options.context_budget,
+                    deadline,
+                    &cancel,
+                    &mut out,
+                )
+                .await
+            {
+                Ok((event, failed)) => {
+                    if let Some(event) = event {
+                        em.emit(event);
+                    }
+                    if let Some(e) = failed
+                        && em.warnings.len() < 5
+                    {
+                        em.warnings
+                            .push(format!("could not summarise the conversation: {e}"));
+                    }
+                }
+                Err(ContextTimeout) => {
+                    cancel.cancel();
+                    out.stop = StopKind::Timeout;
+                    break Ok(());
+                }
+            }
             let req = Request {
                 model: self.model.clone(),
                 system: Some(self.system.clone()),
@@ -468,6 +537,57 @@ impl Agent<'_> {
         Ok(out)
     }
 
+    /// Shrinks `messages` to `budget` estimated tokens when over it: trims
+    /// old tool outputs, then summarises. Returns the event to report, if
+    /// anything changed, and the summarisation's error, if it failed (the
+    /// conversation is then left as trimmed). Errs only on the deadline.
+    async fn fit_context(
+        &self,
+        messages: &mut Vec<Message>,
+        budget: usize,
+        deadline: tokio::time::Instant,
+        cancel: &CancellationToken,
+        out: &mut RunOutcome,
+    ) -> Result<(Option<AgentEvent>, Option<ProviderError>), ContextTimeout> {
+        if context::estimate_tokens(messages) <= budget {
+            return Ok((None, None));
+        }
+        let trimmed_results = context::trim_tool_results(messages, budget);
+        let mut summarized_messages = 0;
+        let mut failed = None;
+        if context::estimate_tokens(messages) > budget {
+            let summarized = tokio::time::timeout_at(
+                deadline,
+                context::summarize(
+                    self.provider.as_ref(),
+                    &self.model,
+                    self.max_tokens,
+                    messages,
+                    budget,
+                    cancel,
+                ),
+            )
+            .await
+            .map_err(|_| ContextTimeout)?;
+            match summarized {
+                Ok(s) => {
+                    if let Some(c) = &s.completion {
+                        out.input_tokens += c.usage.input_tokens;
+                        out.output_tokens += c.usage.output_tokens;
+                    }
+                    summarized_messages = s.replaced;
+                }
+                Err(e) => failed = Some(e),
+            }
+        }
+        let event = (trimmed_results > 0 || summarized_messages > 0).then(|| AgentEvent::Context {
+            trimmed_results,
+            summarized_messages,
+            estimated_tokens: context::estimate_tokens(messages),
+        });
+        Ok((event, failed))
+    }
+
     async fn run_tool(
         &self,
         id: &str,
@@ -563,5 +683,190 @@ fn finish_session(
     if let Err(e) = updated {
         em.warnings
             .push(format!("could not update the session record: {e}"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agent_providers::{BoxFuture, Completion, EventSink, StopReason, Usage};
+    use agent_runtime::{Access, AccessRequest, Authorizer, Limits};
+    use std::sync::Mutex;
+
+    struct DenyAll;
+
+    impl Authorizer for DenyAll {
+        fn check(&self, _: &AccessRequest<'_>) -> Access {
+            Access::Denied("test".into())
+        }
+        fn record_use(&self, _: &str, _: &str, _: &str, _: &str) {}
+    }
+
+    struct NoGate;
+
+    impl ApprovalGate for NoGate {
+        fn approve_tool(&self, _: &str, _: &str, _: &str) -> bool {
+            false
+        }
+    }
+
+    /// Answers summarisation requests (no tools, summary instruction) with
+    /// a fixed summary and everything else with "done"; records requests.
+    struct Scripted {
+        requests: Arc<Mutex<Vec<Request>>>,
+    }
+
+    impl Provider for Scripted {
+        fn name(&self) -> &str {
+            "scripted"
+        }
+
+        fn stream<'a>(
+            &'a self,
+            req: &'a Request,
+            _cancel: &'a CancellationToken,
+            _on_event: &'a mut EventSink<'a>,
+        ) -> BoxFuture<'a, Result<Completion, ProviderError>> {
+            Box::pin(async move {
+                self.requests.lock().unwrap().push(req.clone());
+                let text = if req.system.as_deref() == Some(context::SUMMARY_INSTRUCTION) {
+                    "old work"
+                } else {
+                    "done"
+                };
+                Ok(Completion {
+                    message: Message::assistant(text),
+                    usage: Usage::default(),
+                    stop_reason: StopReason::EndTurn,
+                })
+            })
+        }
+    }
+
+    fn history(rounds: usize, size: usize) -> Vec<Message> {
+        let mut m = vec![Message::user("start")];
+        for i in 0..rounds {
+            let id = format!("t{i}");
+            m.push(Message {
+                role: Role::Assistant,
+                content: vec![ContentBlock::ToolUse {
+                    id: id.clone(),
+                    name: "read".into(),
+                    input: serde_json::json!({}),
+                }],
+            });
+            m.push(Message {
+                role: Role::User,
+                content: vec![ContentBlock::ToolResult {
+                    tool_use_id: id,
+                    content: "y".repeat(size),
+                    is_error: false,
+                }],
+            });
+        }
+        m.push(Message::assistant("ok"));
+        m
+    }
+
+    async fn run_once(
+        history: Vec<Message>,
+        budget: usize,
+    ) -> (Vec<Request>, Vec<AgentEvent>, RunOutcome) {
+        let dir = tempfile::tempdir().unwrap();
+        let runtime = Runtime::new(None, Limits::default()).unwrap();
+        let ctx = Arc::new(CallContext::new(dir.path(), "headless", Arc::new(DenyAll)).unwrap());
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let agent = Agent {
+            provider: Box::new(Scripted {
+                requests: requests.clone(),
+            }),
+            model: String::new(),
+            runtime: &runtime,
+            ctx,
+            skills: &[],
+            tools: Vec::new(),
+            allowlist: None,
+            grants: None,
+            gate: &NoGate,
+            system: "sys".into(),
+            limits: RunLimits {
+                max_turns: 3,
+                timeout: Duration::from_secs(30),
+            },
+            max_tokens: 256,
+        };
+        let mut events = Vec::new();
+        let mut sink = |e: &AgentEvent| events.push(e.clone());
+        let out = agent
+            .run_with(
+                history,
+                "next",
+                None,
+                &mut sink,
+                RunOptions {
+                    context_budget: budget,
+                },
+            )
+            .await
+            .unwrap();
+        let reqs = requests.lock().unwrap().clone();
+        (reqs, events, out)
+    }
+
+    #[tokio::test]
+    async fn loop_sends_history_unchanged_under_budget() {
+        let h = history(2, 100);
+        let (reqs, events, out) = run_once(h.clone(), DEFAULT_CONTEXT_BUDGET).await;
+        assert_eq!(out.text, "done");
+        assert_eq!(reqs.len(), 1);
+        assert_eq!(reqs[0].messages[..h.len()], h[..]);
+        assert!(
+            !events
+                .iter()
+                .any(|e| matches!(e, AgentEvent::Context { .. }))
+        );
+    }
+
+    #[tokio::test]
+    async fn loop_trims_old_tool_outputs_over_budget() {
+        let h = history(3, 4000);
+        let full = context::estimate_tokens(&h);
+        let (reqs, events, _) = run_once(h, full - 500).await;
+        assert_eq!(reqs.len(), 1);
+        let trimmed = reqs[0].messages[2].content[0].clone();
+        assert!(matches!(
+            trimmed,
+            ContentBlock::ToolResult { content, .. } if content == "[tool output trimmed: 4000 bytes]"
+        ));
+        assert!(events.iter().any(|e| matches!(
+            e,
+            AgentEvent::Context {
+                trimmed_results: 1,
+                summarized_messages: 0,
+                ..
+            }
+        )));
+    }
+
+    #[tokio::test]
+    async fn loop_summarises_when_trimming_is_not_enough() {
+        let h = history(3, 400);
+        let (reqs, events, out) = run_once(h, 60).await;
+        assert_eq!(out.text, "done");
+        assert_eq!(reqs.len(), 2);
+        assert!(reqs[0].tools.is_empty());
+        let sent = &reqs[1].messages;
+        assert_eq!(
+            sent[0],
+            Message::user("Summary of the earlier conversation: old work")
+        );
+        assert_eq!(sent.last(), Some(&Message::user("next")));
+        assert!(events.iter().any(|e| matches!(
+            e,
+            AgentEvent::Context {
+                summarized_messages: 1..,
+                ..
+            }
+        )));
     }
 }

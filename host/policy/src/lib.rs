@@ -8,12 +8,14 @@
 //!   stored answers, answers given this session, the allowlist and the config's `auto_approve`,
 //!   and writes every decision to the [`AuditLog`].
 //! - [`AuditLog`]: the append-only, hash-chained JSON Lines audit log, with [`AuditLog::verify`].
+//! - [`constraints`]: skills as behaviour constraints; [`merge`] combines them deterministically.
 
 #![deny(missing_docs)]
 
 mod allow;
 mod approval;
 pub mod audit;
+pub mod constraints;
 mod grants;
 mod yaml;
 
@@ -22,4 +24,5 @@ pub use approval::{Answer, ApprovalRequest, Approver};
 pub use audit::{
     AuditEntry, AuditError, AuditLog, AuditRecord, VerifyError, VerifyProblem, VerifyReport,
 };
+pub use constraints::{Constraints, ContextEntry, Limit, Merged, SkillConstraint, Source, merge};
 pub use grants::{Denial, GrantSource, Grants, GrantsError, Verdict};
