@@ -36,11 +36,7 @@ impl AnthropicProvider {
 
     /// The JSON body sent for `req`.
     pub fn request_body(&self, req: &Request) -> Value {
-        let model = if req.model.is_empty() {
-            &self.config.model
-        } else {
-            &req.model
-        };
+        let model = self.config.model_for(req);
         let messages: Vec<Value> = req
             .messages
             .iter()

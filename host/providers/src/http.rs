@@ -78,6 +78,15 @@ pub struct ProviderConfig {
 }
 
 impl ProviderConfig {
+    /// The model a request asks for, or the configured one when it names none.
+    pub fn model_for<'a>(&'a self, req: &'a crate::Request) -> &'a str {
+        if req.model.is_empty() {
+            &self.model
+        } else {
+            &req.model
+        }
+    }
+
     /// Anthropic's official API (`https://api.anthropic.com`).
     pub fn anthropic(model: impl Into<String>) -> Self {
         Self::with_base("https://api.anthropic.com", model)

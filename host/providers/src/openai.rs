@@ -38,11 +38,7 @@ impl OpenAiProvider {
 
     /// The JSON body sent for `req`.
     pub fn request_body(&self, req: &Request) -> Value {
-        let model = if req.model.is_empty() {
-            &self.config.model
-        } else {
-            &req.model
-        };
+        let model = self.config.model_for(req);
         let mut messages = Vec::new();
         if let Some(system) = &req.system {
             messages.push(json!({"role": "system", "content": system}));
