@@ -728,8 +728,9 @@ async fn the_call_timeout_covers_time_spent_in_exec() {
     );
 }
 
-// The imports whose host side arrives later (llm, skills, syntax) link and
-// answer a clear error — after the permission check — and never trap.
+// Imports whose service is missing in a context (no model, no other skills,
+// no parser yet) link and answer a clear error — after the permission
+// check — and never trap.
 #[tokio::test]
 async fn later_imports_link_and_answer_unavailable() {
     let h = Harness::new(&["llm:call", "skill:invoke"]);
@@ -743,11 +744,11 @@ async fn later_imports_link_and_answer_unavailable() {
     for (tool, expected) in [
         (
             "llm",
-            "llm.complete is not available in this version of agent",
+            "llm.complete: no model is configured in this context",
         ),
         (
             "invoke",
-            "skills.invoke(other, tool) is not available in this version of agent",
+            "skills.invoke(other, tool): no other skills are loaded in this context",
         ),
         (
             "syntax",

@@ -8,7 +8,13 @@ use wasmtime::component::{Instance, ResourceTable};
 use wasmtime::{Store, StoreLimitsBuilder, Trap};
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
-use crate::bindings::types::{SkillError, ToolSpec};
+use crate::bindings::prompt::{PromptContext, PromptFragment};
+use crate::bindings::scanner::{ScanTarget, ScannerSpec};
+use crate::bindings::transform::TransformContext;
+use crate::bindings::types::{
+    Finding, HookEvent, HookResult, HookSubscription, SkillError, ToolSpec,
+};
+use crate::bindings::workflow::WorkflowSpec;
 use crate::engine::EPOCH_TICK;
 use crate::host::truncate_utf8;
 use crate::inspect::ExportKind;
@@ -247,6 +253,7 @@ impl Runtime {
             logs_dropped: 0,
             exec_count: 0,
             http_count: 0,
+            llm_count: 0,
             deadline: None,
             stdout,
         };
@@ -307,6 +314,107 @@ impl Runtime {
         ctx: &Arc<CallContext>,
     ) -> Result<Vec<ToolSpec>, CallError> {
         self.instantiate_bare(skill, ctx).await?.list_tools().await
+    }
+}
+
+impl Runtime {
+    /// Instantiates a prompt skill (without capabilities) and asks for its
+    /// fragments.
+    ///
+    /// # Errors
+    /// See [`SkillInstance::prompt_fragments`].
+    pub async fn prompt_fragments(
+        &self,
+        skill: &Skill,
+        ctx: &Arc<CallContext>,
+        context: &PromptContext,
+    ) -> Result<Vec<PromptFragment>, CallError> {
+        self.instantiate_bare(skill, ctx)
+            .await?
+            .prompt_fragments(context)
+            .await
+    }
+
+    /// Instantiates `skill` and lists its workflows.
+    ///
+    /// # Errors
+    /// See [`SkillInstance::list_workflows`].
+    pub async fn list_workflows(
+        &self,
+        skill: &Skill,
+        ctx: &Arc<CallContext>,
+    ) -> Result<Vec<WorkflowSpec>, CallError> {
+        self.instantiate_bare(skill, ctx)
+            .await?
+            .list_workflows()
+            .await
+    }
+
+    /// Instantiates `skill` with its grants and runs one workflow.
+    ///
+    /// # Errors
+    /// See [`SkillInstance::run_workflow`].
+    pub async fn run_workflow(
+        &self,
+        skill: &Skill,
+        ctx: &Arc<CallContext>,
+        name: &str,
+        input: &str,
+    ) -> Result<(Result<ToolOutput, SkillError>, Vec<LogLine>), CallError> {
+        let mut instance = self.instantiate(skill, ctx).await?;
+        let result = instance.run_workflow(name, input).await?;
+        Ok((result, instance.take_logs()))
+    }
+
+    /// Instantiates a transform skill (read-only files at most) and applies
+    /// it to `output`.
+    ///
+    /// # Errors
+    /// See [`SkillInstance::transform`].
+    pub async fn transform(
+        &self,
+        skill: &Skill,
+        ctx: &Arc<CallContext>,
+        output: &str,
+        context: &TransformContext,
+    ) -> Result<Result<String, SkillError>, CallError> {
+        self.instantiate_for(skill, ctx, FileIntent::Read)
+            .await?
+            .transform(output, context)
+            .await
+    }
+
+    /// Instantiates a hook skill without capabilities and asks for its
+    /// subscriptions.
+    ///
+    /// # Errors
+    /// See [`SkillInstance::hook_subscriptions`].
+    pub async fn hook_subscriptions(
+        &self,
+        skill: &Skill,
+        ctx: &Arc<CallContext>,
+    ) -> Result<Vec<HookSubscription>, CallError> {
+        self.instantiate_bare(skill, ctx)
+            .await?
+            .hook_subscriptions()
+            .await
+    }
+
+    /// Instantiates a hook skill (read-only files at most) and hands it one
+    /// event.
+    ///
+    /// # Errors
+    /// See [`SkillInstance::on_event`].
+    pub async fn on_event(
+        &self,
+        skill: &Skill,
+        ctx: &Arc<CallContext>,
+        event: &HookEvent,
+    ) -> Result<Result<HookResult, SkillError>, CallError> {
+        self.instantiate_for(skill, ctx, FileIntent::Read)
+            .await?
+            .on_event(event)
+            .await
     }
 }
 
@@ -456,6 +564,225 @@ impl SkillInstance<'_> {
             Ok(Ok(Err(err))) => Ok(Err(self.cap_error(err))),
             Ok(Err(e)) => Err(self.fail(name, e)),
         }
+    }
+
+    /// Turns the outcome of a guarded guest call into the host's answer:
+    /// a timeout or a trap poisons the instance and is audited.
+    fn settle<T>(
+        &mut self,
+        what: &str,
+        r: Result<wasmtime::Result<T>, tokio::time::error::Elapsed>,
+    ) -> Result<T, CallError> {
+        match r {
+            Err(_) => Err(self.timed_out(what)),
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(e)) => Err(self.fail(what, e)),
+        }
+    }
+
+    fn index_err(&self, kind: ExportKind) -> CallError {
+        CallError::NotExported {
+            skill: self.skill.name().to_string(),
+            export: kind.export_name(),
+        }
+    }
+
+    fn load_err(&self, e: wasmtime::Error) -> CallError {
+        CallError::Host {
+            skill: self.skill.name().to_string(),
+            message: format!("{e}"),
+        }
+    }
+
+    /// The prompt fragments of a prompt skill for `context`.
+    ///
+    /// # Errors
+    /// A [`CallError`] when the guest traps or runs out of time or memory.
+    pub async fn prompt_fragments(
+        &mut self,
+        context: &PromptContext,
+    ) -> Result<Vec<PromptFragment>, CallError> {
+        self.enter(ExportKind::Prompt)?;
+        let idx = self
+            .skill
+            .exports
+            .prompt
+            .as_ref()
+            .ok_or_else(|| self.index_err(ExportKind::Prompt))?;
+        let guest = idx
+            .load(&mut self.store, &self.instance)
+            .map_err(|e| self.load_err(e))?;
+        let limit = self.timeout + GRACE;
+        let r = tokio::time::timeout(limit, guest.call_fragments(&mut self.store, context)).await;
+        self.settle("fragments", r)
+    }
+
+    /// The workflows of a workflow skill.
+    ///
+    /// # Errors
+    /// A [`CallError`] when the guest traps or runs out of time or memory.
+    pub async fn list_workflows(&mut self) -> Result<Vec<WorkflowSpec>, CallError> {
+        self.enter(ExportKind::Workflow)?;
+        let idx = self
+            .skill
+            .exports
+            .workflow
+            .as_ref()
+            .ok_or_else(|| self.index_err(ExportKind::Workflow))?;
+        let guest = idx
+            .load(&mut self.store, &self.instance)
+            .map_err(|e| self.load_err(e))?;
+        let limit = self.timeout + GRACE;
+        let r = tokio::time::timeout(limit, guest.call_list_workflows(&mut self.store)).await;
+        self.settle("list-workflows", r)
+    }
+
+    /// Runs workflow `name` with JSON `input`; the inner `Result` is the
+    /// workflow's own answer (its output capped like a tool's).
+    ///
+    /// # Errors
+    /// A [`CallError`] when the guest traps or runs out of time or memory.
+    pub async fn run_workflow(
+        &mut self,
+        name: &str,
+        input: &str,
+    ) -> Result<Result<ToolOutput, SkillError>, CallError> {
+        self.enter(ExportKind::Workflow)?;
+        let idx = self
+            .skill
+            .exports
+            .workflow
+            .as_ref()
+            .ok_or_else(|| self.index_err(ExportKind::Workflow))?;
+        let guest = idx
+            .load(&mut self.store, &self.instance)
+            .map_err(|e| self.load_err(e))?;
+        let input = input.to_string();
+        let limit = self.timeout + GRACE;
+        let r = tokio::time::timeout(
+            limit,
+            guest.call_run_workflow(&mut self.store, name, &input),
+        )
+        .await;
+        Ok(match self.settle(name, r)? {
+            Ok(text) => Ok(self.cap_output(name, text)),
+            Err(e) => Err(self.cap_error(e)),
+        })
+    }
+
+    /// Applies a transform skill to `output`.
+    ///
+    /// # Errors
+    /// A [`CallError`] when the guest traps or runs out of time or memory.
+    pub async fn transform(
+        &mut self,
+        output: &str,
+        context: &TransformContext,
+    ) -> Result<Result<String, SkillError>, CallError> {
+        self.enter(ExportKind::Transform)?;
+        let idx = self
+            .skill
+            .exports
+            .transform
+            .as_ref()
+            .ok_or_else(|| self.index_err(ExportKind::Transform))?;
+        let guest = idx
+            .load(&mut self.store, &self.instance)
+            .map_err(|e| self.load_err(e))?;
+        let limit = self.timeout + GRACE;
+        let r =
+            tokio::time::timeout(limit, guest.call_apply(&mut self.store, output, context)).await;
+        Ok(match self.settle("apply", r)? {
+            Ok(text) => Ok(self.cap_output("apply", text).text),
+            Err(e) => Err(self.cap_error(e)),
+        })
+    }
+
+    /// The scanners of a security-rule skill.
+    ///
+    /// # Errors
+    /// A [`CallError`] when the guest traps or runs out of time or memory.
+    pub async fn list_scanners(&mut self) -> Result<Vec<ScannerSpec>, CallError> {
+        self.enter(ExportKind::Scanner)?;
+        let idx = self
+            .skill
+            .exports
+            .scanner
+            .as_ref()
+            .ok_or_else(|| self.index_err(ExportKind::Scanner))?;
+        let guest = idx
+            .load(&mut self.store, &self.instance)
+            .map_err(|e| self.load_err(e))?;
+        let limit = self.timeout + GRACE;
+        let r = tokio::time::timeout(limit, guest.call_list_scanners(&mut self.store)).await;
+        self.settle("list-scanners", r)
+    }
+
+    /// Scans one file with scanner `name`.
+    ///
+    /// # Errors
+    /// A [`CallError`] when the guest traps or runs out of time or memory.
+    pub async fn scan(
+        &mut self,
+        name: &str,
+        target: &ScanTarget,
+    ) -> Result<Result<Vec<Finding>, SkillError>, CallError> {
+        self.enter(ExportKind::Scanner)?;
+        let idx = self
+            .skill
+            .exports
+            .scanner
+            .as_ref()
+            .ok_or_else(|| self.index_err(ExportKind::Scanner))?;
+        let guest = idx
+            .load(&mut self.store, &self.instance)
+            .map_err(|e| self.load_err(e))?;
+        let limit = self.timeout + GRACE;
+        let r = tokio::time::timeout(limit, guest.call_scan(&mut self.store, name, target)).await;
+        Ok(self.settle(name, r)?.map_err(|e| self.cap_error(e)))
+    }
+
+    /// The hook phases the skill listens to.
+    ///
+    /// # Errors
+    /// A [`CallError`] when the guest traps or runs out of time or memory.
+    pub async fn hook_subscriptions(&mut self) -> Result<Vec<HookSubscription>, CallError> {
+        self.enter(ExportKind::Hooks)?;
+        let idx = self
+            .skill
+            .exports
+            .hooks
+            .as_ref()
+            .ok_or_else(|| self.index_err(ExportKind::Hooks))?;
+        let guest = idx
+            .load(&mut self.store, &self.instance)
+            .map_err(|e| self.load_err(e))?;
+        let limit = self.timeout + GRACE;
+        let r = tokio::time::timeout(limit, guest.call_subscriptions(&mut self.store)).await;
+        self.settle("subscriptions", r)
+    }
+
+    /// Hands one hook event to the skill.
+    ///
+    /// # Errors
+    /// A [`CallError`] when the guest traps or runs out of time or memory.
+    pub async fn on_event(
+        &mut self,
+        event: &HookEvent,
+    ) -> Result<Result<HookResult, SkillError>, CallError> {
+        self.enter(ExportKind::Hooks)?;
+        let idx = self
+            .skill
+            .exports
+            .hooks
+            .as_ref()
+            .ok_or_else(|| self.index_err(ExportKind::Hooks))?;
+        let guest = idx
+            .load(&mut self.store, &self.instance)
+            .map_err(|e| self.load_err(e))?;
+        let limit = self.timeout + GRACE;
+        let r = tokio::time::timeout(limit, guest.call_on_event(&mut self.store, event)).await;
+        Ok(self.settle("on-event", r)?.map_err(|e| self.cap_error(e)))
     }
 
     fn load_tool(&mut self) -> Result<crate::bindings::tool::Guest, CallError> {

@@ -21,6 +21,7 @@ pub mod inspect;
 mod output;
 mod project;
 pub mod schema;
+mod services;
 mod skill;
 mod state;
 
@@ -33,10 +34,19 @@ use wasmtime::Engine;
 use wasmtime::component::{HasData, Linker, ResourceTable};
 
 pub use authorizer::GrantsAuthorizer;
-pub use bindings::types::{SkillError, ToolSpec};
+pub use bindings::prompt::{PromptContext, PromptFragment};
+pub use bindings::scanner::{ScanTarget, ScannerSpec};
+pub use bindings::transform::TransformContext;
+pub use bindings::types::{
+    Finding, HookEvent, HookPhase, HookResult, HookSubscription, Message as WitMessage,
+    Role as WitRole, SkillError, ToolCall as WitToolCall, ToolResult as WitToolResult, ToolSpec,
+};
+pub use bindings::workflow::WorkflowSpec;
 pub use call::{CallError, FileIntent, SkillInstance, ToolOutput};
 pub use engine::{CacheOutcome, ComponentCache};
+pub use host::MAX_INVOKE_DEPTH;
 pub use inspect::{ComponentInfo, ExportKind, ImportInfo, ImportNeed, Mismatch};
+pub use services::{BoxFuture, InvokeError, LlmBackend, LlmRequest, LlmRole, SkillInvoker};
 pub use skill::{LoadError, Origin, Signer, Skill, SkillPackage, TrustPolicy};
 pub use state::{CallContext, FileAccess, GUEST_PROJECT_ROOT, LogLine, ProjectInfo};
 
@@ -94,6 +104,10 @@ pub struct Limits {
     pub max_exec_per_call: u32,
     /// HTTP requests per call (default 32).
     pub max_http_per_call: u32,
+    /// Longest a model request of a skill may take (default 120 s).
+    pub llm_timeout: Duration,
+    /// Model requests per call (default 8).
+    pub max_llm_per_call: u32,
 }
 
 impl Default for Limits {
@@ -108,6 +122,8 @@ impl Default for Limits {
             http_body_cap: 8 * 1024 * 1024,
             max_exec_per_call: 32,
             max_http_per_call: 32,
+            llm_timeout: Duration::from_secs(120),
+            max_llm_per_call: 8,
         }
     }
 }

@@ -39,6 +39,12 @@ pub struct CallContext {
     pub authorizer: Arc<dyn Authorizer>,
     /// `[skills.config.<name>]` sections, as JSON objects.
     pub skill_config: HashMap<String, serde_json::Value>,
+    /// Answers `llm` imports (`None`: no model in this context).
+    pub llm: Option<Arc<dyn crate::LlmBackend>>,
+    /// Answers `skills.invoke` (`None`: no other skills in this context).
+    pub invoker: Option<Arc<dyn crate::SkillInvoker>>,
+    /// How many `skills.invoke` calls deep this context is (0 at the top).
+    pub depth: u32,
 }
 
 impl CallContext {
@@ -61,7 +67,25 @@ impl CallContext {
             mode: mode.to_string(),
             authorizer,
             skill_config: HashMap::new(),
+            llm: None,
+            invoker: None,
+            depth: 0,
         })
+    }
+
+    /// The context of a skill invoked from this one: everything shared,
+    /// one level deeper.
+    pub fn nested(&self) -> CallContext {
+        CallContext {
+            project_root: self.project_root.clone(),
+            project: self.project.clone(),
+            mode: self.mode.clone(),
+            authorizer: self.authorizer.clone(),
+            skill_config: self.skill_config.clone(),
+            llm: self.llm.clone(),
+            invoker: self.invoker.clone(),
+            depth: self.depth + 1,
+        }
     }
 }
 
@@ -109,6 +133,7 @@ pub struct HostState {
     pub(crate) logs_dropped: usize,
     pub(crate) exec_count: u32,
     pub(crate) http_count: u32,
+    pub(crate) llm_count: u32,
     /// When the current call must end; host imports clamp their own time
     /// limits to it.
     pub(crate) deadline: Option<std::time::Instant>,

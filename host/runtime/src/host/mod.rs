@@ -108,22 +108,114 @@ impl config::Host for HostState {
 
 const LATER: &str = "is not available in this version of agent";
 
+/// Deepest chain of `skills.invoke` calls (a skill calling a skill calling...).
+pub const MAX_INVOKE_DEPTH: u32 = 4;
+
+fn llm_request(request: llm::CompletionRequest, schema: Option<String>) -> crate::LlmRequest {
+    crate::LlmRequest {
+        system: request.system,
+        messages: request
+            .messages
+            .into_iter()
+            .map(|m| {
+                let role = match m.role {
+                    types::Role::System => crate::LlmRole::System,
+                    types::Role::User => crate::LlmRole::User,
+                    types::Role::Assistant => crate::LlmRole::Assistant,
+                    types::Role::Tool => crate::LlmRole::Tool,
+                };
+                (role, m.content)
+            })
+            .collect(),
+        max_tokens: request.max_tokens,
+        temperature: request.temperature,
+        json_schema: schema,
+    }
+}
+
+impl HostState {
+    async fn llm_call(
+        &mut self,
+        request: llm::CompletionRequest,
+        schema: Option<String>,
+    ) -> Result<String, CapabilityError> {
+        let what = if schema.is_some() {
+            "llm.complete-json"
+        } else {
+            "llm.complete"
+        };
+        if let Some(err) = denied(self.authorize(Permission::LlmCall, None, what)) {
+            return Err(err);
+        }
+        if request.messages.is_empty() {
+            return Err(CapabilityError::Invalid(format!(
+                "{what}: the request has no messages"
+            )));
+        }
+        if let Some(s) = &schema
+            && let Err(e) = serde_json::from_str::<serde_json::Value>(s)
+        {
+            return Err(CapabilityError::Invalid(format!(
+                "{what}: the schema is not JSON: {e}"
+            )));
+        }
+        let Some(backend) = self.ctx.llm.clone() else {
+            self.record_use("llm:call", what, "unavailable");
+            return Err(CapabilityError::Unavailable(format!(
+                "{what}: no model is configured in this context (`{}`); run the skill from `agent run`",
+                self.ctx.mode
+            )));
+        };
+        self.llm_count += 1;
+        if self.llm_count > self.policy.max_llm_per_call {
+            return Err(CapabilityError::LimitExceeded(format!(
+                "at most {} model requests per call",
+                self.policy.max_llm_per_call
+            )));
+        }
+        let limit = self.clamp_to_deadline(self.policy.llm_timeout);
+        let skill = self.skill.name.clone();
+        let req = llm_request(request, schema.clone());
+        let answer = tokio::time::timeout(limit, backend.complete(&skill, req)).await;
+        match answer {
+            Err(_) => {
+                self.record_use("llm:call", what, "timed out");
+                Err(CapabilityError::TimedOut)
+            }
+            Ok(Err(e)) => {
+                self.record_use("llm:call", what, "failed");
+                Err(CapabilityError::Failed(e))
+            }
+            Ok(Ok(text)) => {
+                if let Some(schema) = &schema
+                    && let Err(problem) = crate::schema::check_input(schema, &text)
+                {
+                    self.record_use("llm:call", what, "invalid answer");
+                    return Err(CapabilityError::Failed(format!(
+                        "the model's answer does not match the schema: {problem}"
+                    )));
+                }
+                self.record_use("llm:call", what, "ok");
+                Ok(text)
+            }
+        }
+    }
+}
+
 impl llm::Host for HostState {
     async fn complete(
         &mut self,
-        _request: llm::CompletionRequest,
+        request: llm::CompletionRequest,
     ) -> wasmtime::Result<Result<String, CapabilityError>> {
-        Ok(Err(self.unavailable(Permission::LlmCall, "llm.complete")))
+        Ok(self.llm_call(request, None).await)
     }
 
     async fn complete_json(
         &mut self,
-        _request: llm::CompletionRequest,
-        _schema: String,
+        request: llm::CompletionRequest,
+        schema: String,
     ) -> wasmtime::Result<Result<String, CapabilityError>> {
-        Ok(Err(
-            self.unavailable(Permission::LlmCall, "llm.complete-json")
-        ))
+        Ok(self.llm_call(request, Some(schema)).await)
     }
 }
 
@@ -132,10 +224,52 @@ impl skills::Host for HostState {
         &mut self,
         skill: String,
         function: String,
-        _input: String,
+        input: String,
     ) -> wasmtime::Result<Result<String, CapabilityError>> {
         let what = format!("skills.invoke({skill}, {function})");
-        Ok(Err(self.unavailable(Permission::SkillInvoke, &what)))
+        if let Some(err) = denied(self.authorize(Permission::SkillInvoke, Some(&skill), &what)) {
+            return Ok(Err(err));
+        }
+        if skill == self.skill.name {
+            return Ok(Err(CapabilityError::Invalid(format!(
+                "{what}: a skill cannot invoke itself; call your own code directly"
+            ))));
+        }
+        if self.ctx.depth >= MAX_INVOKE_DEPTH {
+            self.record_use("skill:invoke", &what, "refused: too deep");
+            return Ok(Err(CapabilityError::LimitExceeded(format!(
+                "{what}: skills may call each other at most {MAX_INVOKE_DEPTH} levels deep"
+            ))));
+        }
+        let Some(invoker) = self.ctx.invoker.clone() else {
+            self.record_use("skill:invoke", &what, "unavailable");
+            return Ok(Err(CapabilityError::Unavailable(format!(
+                "{what}: no other skills are loaded in this context (`{}`)",
+                self.ctx.mode
+            ))));
+        };
+        let limit = self.clamp_to_deadline(self.policy.call_timeout);
+        let ctx = self.ctx.clone();
+        let caller = self.skill.name.clone();
+        let answer = tokio::time::timeout(
+            limit,
+            invoker.invoke(&ctx, &caller, &skill, &function, &input),
+        )
+        .await;
+        let result = match answer {
+            Err(_) => Err(CapabilityError::TimedOut),
+            Ok(Ok(out)) => Ok(out),
+            Ok(Err(crate::InvokeError::NotFound(m))) => Err(CapabilityError::Invalid(m)),
+            Ok(Err(crate::InvokeError::Invalid(m))) => Err(CapabilityError::Invalid(m)),
+            Ok(Err(crate::InvokeError::Denied(m))) => Err(CapabilityError::Denied(m)),
+            Ok(Err(crate::InvokeError::Failed(m))) => Err(CapabilityError::Failed(m)),
+        };
+        let outcome = match &result {
+            Ok(_) => "ok".to_string(),
+            Err(e) => format!("{e:?}").chars().take(200).collect(),
+        };
+        self.record_use("skill:invoke", &what, &outcome);
+        Ok(result)
     }
 }
 
@@ -154,20 +288,5 @@ impl syntax::Host for HostState {
         Ok(Err(CapabilityError::Unavailable(format!(
             "syntax.query {LATER}: tree-sitter parsing arrives with the security engine"
         ))))
-    }
-}
-
-impl HostState {
-    /// The answer of an import whose host side is not built yet: still
-    /// permission-checked, so a skill learns about a missing grant first.
-    fn unavailable(&self, perm: Permission, what: &str) -> CapabilityError {
-        if let Some(err) = denied(self.authorize(perm, None, what)) {
-            return err;
-        }
-        self.record_use(perm.as_str(), what, "unavailable");
-        CapabilityError::Unavailable(format!(
-            "{what} {LATER}: {} arrives with the agent core",
-            perm.as_str()
-        ))
     }
 }
