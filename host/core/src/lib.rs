@@ -9,9 +9,11 @@
 //! rebuilds the conversation from such a log to resume it.
 #![deny(missing_docs)]
 
+pub mod activation;
 pub mod context;
 mod events;
-mod prompt;
+pub mod hooks;
+pub mod prompt;
 
 use std::collections::HashMap;
 use std::sync::Arc;

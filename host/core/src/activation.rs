@@ -1,0 +1,1 @@
+//! Skill activation: trigger evaluation and dependency order (being written).

@@ -1,0 +1,1 @@
+//! Lifecycle hooks: subscriptions and dispatch in priority order (being written).
