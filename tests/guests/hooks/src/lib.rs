@@ -1,0 +1,1 @@
+//! Test-only hooks skill component (being written).

@@ -1,0 +1,1 @@
+//! Test-only prompt skill component (being written).

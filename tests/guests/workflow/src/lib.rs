@@ -1,0 +1,1 @@
+//! Test-only workflow skill component (being written).
