@@ -8,6 +8,8 @@
 //!   ways it can be right.
 
 mod common;
+mod hooks;
+mod prompts;
 mod providers;
 mod sandbox;
 mod signatures;

@@ -34,7 +34,7 @@ pub struct App {
     pub interactive: bool,
     store: Option<Arc<Store>>,
     grants: Option<Arc<GrantsAuthorizer>>,
-    runtime: Option<Runtime>,
+    runtime: Option<Arc<Runtime>>,
     config: Option<Arc<Config>>,
 }
 
@@ -137,10 +137,10 @@ impl App {
     }
 
     /// The runtime (engine, linker, artifact cache).
-    pub fn runtime(&mut self) -> Result<&Runtime> {
+    pub fn runtime(&mut self) -> Result<&Arc<Runtime>> {
         if self.runtime.is_none() {
             let rt = Runtime::new(Some(self.paths.component_cache_dir()), Limits::default())?;
-            self.runtime = Some(rt);
+            self.runtime = Some(Arc::new(rt));
         }
         self.runtime.as_ref().context("runtime")
     }
@@ -156,6 +156,12 @@ impl App {
 
     /// A call context for this project, with each skill's `[skills.config.<name>]` table.
     pub fn call_context(&mut self, mode: &str) -> Result<Arc<CallContext>> {
+        Ok(Arc::new(self.call_context_with(mode)?))
+    }
+
+    /// The call context, before it is shared: the caller may still attach
+    /// services (a model, other skills).
+    pub fn call_context_with(&mut self, mode: &str) -> Result<CallContext> {
         let config = self.config()?;
         let auth = self.grants()?;
         let mut ctx = CallContext::new(&self.project_root, mode, auth)?;
@@ -165,7 +171,7 @@ impl App {
             .iter()
             .map(|(name, value)| (name.clone(), value.clone()))
             .collect();
-        Ok(Arc::new(ctx))
+        Ok(ctx)
     }
 
     /// Finds every skill: built-ins, then the user dir, then the project's
@@ -199,6 +205,9 @@ impl App {
             scan_dir(&dir, origin, &mut found, &mut broken);
         }
         for dir in &self.global.skills {
+            if is_skill_name_arg(dir) {
+                continue;
+            }
             if dir.join("SKILL.yaml").is_file() {
                 add_dir(dir, Origin::CommandLine, &mut found, &mut broken);
             } else if dir.is_dir() {
@@ -272,6 +281,24 @@ impl App {
     }
 
     /// Prints what was denied in this run (non-interactive runs especially).
+    /// Skills to activate whatever their triggers: the names given to
+    /// `--skills`, and the skills loaded from directories given to it.
+    pub fn explicit_skills(&self, skills: &[Skill]) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .global
+            .skills
+            .iter()
+            .filter(|a| is_skill_name_arg(a))
+            .map(|a| a.display().to_string())
+            .collect();
+        for s in skills {
+            if s.origin == Origin::CommandLine && !names.iter().any(|n| n == s.name()) {
+                names.push(s.name().to_string());
+            }
+        }
+        names
+    }
+
     pub fn report_denials(&self) -> bool {
         let Some(g) = &self.grants else { return false };
         let denials = g.grants().denials();
@@ -400,4 +427,11 @@ pub fn permission_status(
             (*p, status)
         })
         .collect()
+}
+
+/// Whether a `--skills` value names a skill rather than a directory: a
+/// valid skill name that is not a path on disk.
+fn is_skill_name_arg(arg: &Path) -> bool {
+    let s = arg.to_string_lossy();
+    !arg.exists() && !s.contains('/') && agent_manifest::is_skill_name(&s)
 }

@@ -66,9 +66,11 @@ pub struct GlobalArgs {
     #[arg(long = "capabilities", global = true, value_name = "FILE")]
     pub capabilities: Vec<PathBuf>,
 
-    /// Extra skill directories (a skill, or a directory of skills); they override
-    /// built-in, user and project skills of the same name.
-    #[arg(long, global = true, value_delimiter = ',', value_name = "DIR")]
+    /// Skills for this run: a name activates that skill whatever its triggers;
+    /// a directory (a skill, or a directory of skills) adds its skills, which
+    /// override built-in, user and project skills of the same name and are
+    /// activated too.
+    #[arg(long, global = true, value_delimiter = ',', value_name = "NAME|DIR")]
     pub skills: Vec<PathBuf>,
 
     /// Load UNSIGNED components from local development paths (command-line paths,
@@ -106,6 +108,9 @@ pub enum Command {
     /// List, show and delete recorded sessions.
     #[command(subcommand)]
     Sessions(SessionsCommand),
+    /// List and run workflow skills' workflows.
+    #[command(subcommand)]
+    Workflow(WorkflowCommand),
 }
 
 const RUN_AFTER_HELP: &str = concat!(
@@ -133,6 +138,48 @@ pub enum RunOutput {
     Jsonl,
     /// The answer and a summary of the tool calls, in Markdown.
     Markdown,
+}
+
+/// Which model a command talks to.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ProviderArgs {
+    /// The provider (default: config `provider.default`).
+    #[arg(long, value_enum)]
+    pub provider: Option<ProviderName>,
+    /// The model (default: config `provider.model`, or the provider's default).
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<String>,
+    /// The provider's base URL (default: from the config).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+}
+
+/// `agent workflow ...`
+#[derive(Debug, Subcommand)]
+pub enum WorkflowCommand {
+    /// List the workflows of every loaded workflow skill.
+    List,
+    /// Run a workflow with JSON input and print its JSON output.
+    Run(WorkflowRunArgs),
+}
+
+/// `agent workflow run`.
+#[derive(Debug, clap::Args)]
+pub struct WorkflowRunArgs {
+    /// The workflow: `NAME`, or `SKILL/NAME` when several skills offer that name.
+    pub name: String,
+    /// The input, a JSON object (default `{}`).
+    #[arg(long, value_name = "JSON", conflicts_with = "input_file")]
+    pub input: Option<String>,
+    /// Read the input from a file.
+    #[arg(long, value_name = "FILE")]
+    pub input_file: Option<PathBuf>,
+    /// Approve every tool that requires approval, when the workflow calls one.
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    /// The model the workflow's `llm` requests go to.
+    #[command(flatten)]
+    pub provider_args: ProviderArgs,
 }
 
 /// Model providers for `agent run`.
@@ -164,15 +211,9 @@ pub struct RunArgs {
     /// Offer only these tools to the model (comma-separated names).
     #[arg(long, value_delimiter = ',', value_name = "TOOLS")]
     pub tools: Option<Vec<String>>,
-    /// The provider (default: config `provider.default`).
-    #[arg(long, value_enum)]
-    pub provider: Option<ProviderName>,
-    /// The model (default: config `provider.model`, or the provider's default).
-    #[arg(long, value_name = "MODEL")]
-    pub model: Option<String>,
-    /// The provider's base URL (default: from the config).
-    #[arg(long, value_name = "URL")]
-    pub base_url: Option<String>,
+    /// Which model to talk to.
+    #[command(flatten)]
+    pub provider_args: ProviderArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     pub output: RunOutput,

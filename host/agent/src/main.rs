@@ -9,6 +9,7 @@ mod run_cmd;
 mod scaffold;
 mod sessions_cmd;
 mod skill_cmd;
+mod workflow_cmd;
 
 use std::process::ExitCode;
 
@@ -76,5 +77,6 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Config(cmd) => config_cmd::run(&mut app, cmd),
         Command::Run(args) => run_cmd::run(&mut app, args),
         Command::Sessions(cmd) => sessions_cmd::run(&mut app, cmd),
+        Command::Workflow(cmd) => workflow_cmd::run(&mut app, cmd),
     }
 }

@@ -4,11 +4,13 @@ use std::io::{IsTerminal, Read, Write};
 use std::time::Duration;
 
 use agent_config::{Config, ProviderKind};
+use std::sync::Arc;
+
 use agent_core::{
-    Agent, AgentEvent, ApprovalGate, RunLimits, RunOutcome, SessionLog, StopKind,
-    history_from_events,
+    Agent, AgentEvent, ApprovalGate, Invoker, ProviderLlm, RunLimits, RunOutcome, SessionLog,
+    Setup, SetupInput, StopKind, history_from_events,
 };
-use agent_manifest::Permission;
+use agent_manifest::{Mode, Permission};
 use agent_policy::AllowList;
 use agent_providers::{
     AnthropicProvider, OllamaProvider, OpenAiProvider, Provider, ProviderConfig,
@@ -18,14 +20,14 @@ use agent_store::NewSession;
 use anyhow::{Context, Result};
 
 use crate::app::App;
-use crate::cli::{ProviderName, RunArgs, RunOutput, UsageError, exit};
+use crate::cli::{ProviderArgs, ProviderName, RunArgs, RunOutput, UsageError, exit};
 
 /// Approves tools that require approval without prompting: with `--yes`, or
 /// when `--allow` grants the skill a permission it declares beyond `file:read`.
-struct HeadlessGate {
-    yes: bool,
-    allow: AllowList,
-    skills: Vec<(String, Vec<Permission>)>,
+pub(crate) struct HeadlessGate {
+    pub(crate) yes: bool,
+    pub(crate) allow: AllowList,
+    pub(crate) skills: Vec<(String, Vec<Permission>)>,
 }
 
 impl ApprovalGate for HeadlessGate {
@@ -89,10 +91,10 @@ fn read_prompt(args: &RunArgs) -> Result<String> {
     Ok(text)
 }
 
-fn provider_for(
-    args: &RunArgs,
+pub(crate) fn provider_for(
+    args: &ProviderArgs,
     config: &Config,
-) -> std::result::Result<(Box<dyn Provider>, String, String), String> {
+) -> std::result::Result<(Arc<dyn Provider>, String, String), String> {
     let kind = match args.provider {
         Some(ProviderName::Anthropic) => ProviderKind::Anthropic,
         Some(ProviderName::Openai) => ProviderKind::OpenAi,
@@ -113,16 +115,16 @@ fn provider_for(
         .base_url
         .clone()
         .unwrap_or_else(|| configured_base.clone());
-    let provider: Box<dyn Provider> = match kind {
-        ProviderKind::Anthropic => Box::new(
+    let provider: Arc<dyn Provider> = match kind {
+        ProviderKind::Anthropic => Arc::new(
             AnthropicProvider::new(ProviderConfig::anthropic(&model).base_url(base))
                 .map_err(|e| e.to_string())?,
         ),
-        ProviderKind::OpenAi => Box::new(
+        ProviderKind::OpenAi => Arc::new(
             OpenAiProvider::new(ProviderConfig::openai(&model).base_url(base))
                 .map_err(|e| e.to_string())?,
         ),
-        ProviderKind::Ollama => Box::new(
+        ProviderKind::Ollama => Arc::new(
             OllamaProvider::new(ProviderConfig::ollama(&model).base_url(base))
                 .map_err(|e| e.to_string())?,
         ),
@@ -130,7 +132,7 @@ fn provider_for(
     Ok((provider, kind.as_str().to_string(), model))
 }
 
-fn block<F: std::future::Future>(f: F) -> F::Output {
+pub(crate) fn block<F: std::future::Future>(f: F) -> F::Output {
     tokio::task::block_in_place(|| tokio::runtime::Handle::current().block_on(f))
 }
 
@@ -149,7 +151,7 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
         })?,
         None => config.agent.timeout,
     };
-    let (provider, provider_name, model) = match provider_for(&args, &config) {
+    let (provider, provider_name, model) = match provider_for(&args.provider_args, &config) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("error: provider: {e}");
@@ -185,28 +187,55 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
         (meta.id, Vec::new())
     };
 
-    let skills: Vec<Skill> = app.load_all()?;
+    let skills: Arc<Vec<Skill>> = Arc::new(app.load_all()?);
+    let explicit = app.explicit_skills(&skills);
     let allow = app.allowlist()?;
     let grants = app.grants()?;
-    let ctx = app.call_context("run")?;
-    let gate = HeadlessGate {
+    let gate = Arc::new(HeadlessGate {
         yes: args.yes,
         allow,
         skills: skills
             .iter()
             .map(|s| (s.name().to_string(), s.manifest.permissions.clone()))
             .collect(),
-    };
+    });
+    let runtime = app.runtime()?.clone();
+    let llm = ProviderLlm::new(provider.clone(), &model, MAX_TOKENS);
+    let skill_usage = llm.usage();
+    let invoker = Arc::new(Invoker::new(runtime.clone(), skills.clone(), gate.clone()));
+    let mut ctx = app.call_context_with("headless")?;
+    ctx.llm = Some(Arc::new(llm));
+    ctx.invoker = Some(invoker.clone());
+    let ctx = Arc::new(ctx);
     let cwd = std::env::current_dir().unwrap_or_else(|_| project_root.clone());
-    let system = agent_core::system_prompt(&project_root, &cwd);
-    let runtime = app.runtime()?;
-    let tools = block(agent_core::collect_tools(runtime, &ctx, &skills))?;
+    let setup = block(agent_core::setup(&SetupInput {
+        runtime: &runtime,
+        ctx: &ctx,
+        skills: &skills,
+        project_root: &project_root,
+        cwd: &cwd,
+        user_message: &prompt,
+        mode: Mode::Headless,
+        explicit: &explicit,
+    }))?;
+    for w in &setup.warnings {
+        eprintln!("warning: {w}");
+    }
+    if app.global.verbose {
+        print_setup(&setup, &skills);
+    }
+    invoker.set_constraints(setup.constraints.clone());
     if let Some(wanted) = &args.tools {
         for w in wanted {
-            if !tools.iter().any(|t| &t.name == w || &t.spec.name == w) {
+            if !setup
+                .tools
+                .iter()
+                .any(|t| &t.name == w || &t.spec.name == w)
+            {
                 return Err(UsageError(format!(
-                    "--tools: no tool named `{w}` (tools: {})",
-                    tools
+                    "--tools: no tool named `{w}` among the active skills' tools ({})",
+                    setup
+                        .tools
                         .iter()
                         .map(|t| t.name.as_str())
                         .collect::<Vec<_>>()
@@ -216,26 +245,30 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
             }
         }
     }
-    let agent = Agent {
+    let limits = RunLimits { max_turns, timeout };
+    let mut agent = Agent::new(
         provider,
-        model,
-        runtime,
+        &model,
+        &runtime,
         ctx,
-        skills: &skills,
-        tools,
-        allowlist: args.tools.clone(),
-        grants: Some(grants),
-        gate: &gate,
-        system,
-        limits: RunLimits { max_turns, timeout },
-        max_tokens: 4096,
-    };
+        &skills,
+        gate.as_ref(),
+        String::new(),
+        limits,
+    )
+    .with_setup(setup);
+    agent.allowlist = args.tools.clone();
+    agent.grants = Some(grants);
+    agent.max_tokens = MAX_TOKENS;
+    agent.skill_usage = Some(skill_usage);
+    agent.format = output_format(args.output).to_string();
+    let rewrites = agent.rewrites_output();
     let session = SessionLog {
         store: store.clone(),
         id: session_id.clone(),
     };
     let output = args.output;
-    let mut sink = move |e: &AgentEvent| print_event(output, e);
+    let mut sink = move |e: &AgentEvent| print_event(output, e, rewrites);
     let options = agent_core::RunOptions {
         context_budget: usize::try_from(config.agent.context_budget).unwrap_or(usize::MAX),
     };
@@ -271,7 +304,63 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
     })
 }
 
-fn print_event(output: RunOutput, e: &AgentEvent) {
+/// `max_tokens` of every model request.
+const MAX_TOKENS: u32 = 4096;
+
+/// The format name transforms are told.
+fn output_format(output: RunOutput) -> &'static str {
+    match output {
+        RunOutput::Text => "text",
+        RunOutput::Json => "json",
+        RunOutput::Jsonl => "jsonl",
+        RunOutput::Markdown => "markdown",
+    }
+}
+
+/// `--verbose`: which skills are active and why, prompt skills' budgets,
+/// hooks, transforms, and the constraint decisions with their reasons.
+fn print_setup(setup: &Setup, skills: &[Skill]) {
+    eprintln!("skills active in this run:");
+    for (skill, why) in &setup.activation.reasons {
+        eprintln!("  {skill}: {why}");
+    }
+    for (skill, why) in &setup.activation.problems {
+        eprintln!("  {skill}: NOT active: {why}");
+    }
+    for p in &setup.prompts {
+        eprintln!(
+            "prompt skill {}: {} of {} tokens ({} fragment(s){})",
+            p.skill,
+            p.tokens,
+            p.budget,
+            p.fragments.len(),
+            if p.dropped.is_empty() {
+                String::new()
+            } else {
+                format!("; trimmed: {}", p.dropped.join(", "))
+            }
+        );
+    }
+    for sub in setup.hooks.subscriptions() {
+        eprintln!(
+            "hook: {} on {} (priority {})",
+            sub.skill_name,
+            agent_core::hooks::phase_name(sub.phase),
+            sub.priority
+        );
+    }
+    for &i in &setup.transforms {
+        if let Some(s) = skills.get(i) {
+            eprintln!("transform: {}", s.name());
+        }
+    }
+    eprintln!("constraints:");
+    for line in setup.constraints.reasons() {
+        eprintln!("  {line}");
+    }
+}
+
+fn print_event(output: RunOutput, e: &AgentEvent, rewrites: bool) {
     match output {
         RunOutput::Jsonl => {
             if let Ok(line) = serde_json::to_string(e) {
@@ -281,7 +370,13 @@ fn print_event(output: RunOutput, e: &AgentEvent) {
             }
         }
         RunOutput::Text => match e {
-            AgentEvent::TextDelta { text } => {
+            // Hooks or transforms rewrite the text: print only the result.
+            AgentEvent::Final { text, .. } if rewrites => {
+                let mut out = std::io::stdout().lock();
+                let _ = write!(out, "{text}");
+                let _ = out.flush();
+            }
+            AgentEvent::TextDelta { text } if !rewrites => {
                 let mut out = std::io::stdout().lock();
                 let _ = write!(out, "{text}");
                 let _ = out.flush();
@@ -290,6 +385,8 @@ fn print_event(output: RunOutput, e: &AgentEvent) {
                 println!();
             }
             AgentEvent::ToolCall { name, .. } => eprintln!("[tool] {name}"),
+            AgentEvent::Refused { tool, reason, .. } => eprintln!("[refused] {tool}: {reason}"),
+            AgentEvent::Warning { message } => eprintln!("[warning] {message}"),
             AgentEvent::Approval {
                 tool,
                 approved: false,

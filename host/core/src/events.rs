@@ -91,6 +91,45 @@ pub enum AgentEvent {
         /// The estimated tokens of the conversation afterwards.
         estimated_tokens: usize,
     },
+    /// A skill is active in this run.
+    Activated {
+        /// The skill.
+        skill: String,
+        /// Why it is active (trigger, `--skills`, dependency...).
+        reason: String,
+    },
+    /// A tool call was refused before it ran: by the active skills'
+    /// constraints or by a hook. The model is told `reason`.
+    Refused {
+        /// The call's id.
+        id: String,
+        /// The tool's name as the model used it.
+        tool: String,
+        /// `constraints` or `hook:<skill>`.
+        by: String,
+        /// Why.
+        reason: String,
+    },
+    /// A hook changed something.
+    Hook {
+        /// The hook's skill.
+        skill: String,
+        /// The phase, e.g. `on_before_tool_call`.
+        phase: String,
+        /// What it changed.
+        change: String,
+    },
+    /// A transform skill rewrote the final output.
+    Transformed {
+        /// The transform skill.
+        skill: String,
+    },
+    /// Something went wrong that did not stop the run (a failing hook or
+    /// transform, an unreadable prompt file...).
+    Warning {
+        /// What happened.
+        message: String,
+    },
     /// The run failed (the provider could not answer).
     Error {
         /// What failed.
@@ -158,6 +197,11 @@ pub fn history_from_events(events: &[Value]) -> Vec<Message> {
             | AgentEvent::Denial { .. }
             | AgentEvent::Usage { .. }
             | AgentEvent::Context { .. }
+            | AgentEvent::Activated { .. }
+            | AgentEvent::Refused { .. }
+            | AgentEvent::Hook { .. }
+            | AgentEvent::Transformed { .. }
+            | AgentEvent::Warning { .. }
             | AgentEvent::Error { .. } => {}
         }
     }

@@ -3,10 +3,13 @@
 //! An [`Agent`] sends the conversation to a model [`Provider`], runs the tool
 //! calls it asks for through the skill [`Runtime`], feeds the results back,
 //! and repeats until the model ends its turn, the turn limit is reached or
-//! the wall-clock deadline passes. Everything that happens is reported as an
-//! [`AgentEvent`], handed to the caller as it happens and appended to the
-//! session log when a [`SessionLog`] is given; [`history_from_events`]
-//! rebuilds the conversation from such a log to resume it.
+//! the wall-clock deadline passes. Skills take part through [`setup()`]:
+//! which are active ([`activation`]), their tools and workflows, their prompt
+//! fragments ([`prompt`]), their hooks ([`hooks`]), transforms and merged
+//! constraints. Everything that happens is reported as an [`AgentEvent`],
+//! handed to the caller as it happens and appended to the session log when a
+//! [`SessionLog`] is given; [`history_from_events`] rebuilds the
+//! conversation from such a log to resume it.
 #![deny(missing_docs)]
 
 pub mod activation;
@@ -14,23 +17,32 @@ pub mod context;
 mod events;
 pub mod hooks;
 pub mod prompt;
+mod services;
+pub mod setup;
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use agent_policy::Merged;
 use agent_providers::{
     CancellationToken, ContentBlock, Message, Provider, ProviderError, Request, Role, StreamEvent,
     ToolDef,
 };
 use agent_runtime::inspect::ExportKind;
-use agent_runtime::{CallContext, GrantsAuthorizer, Runtime, Skill, SkillError, ToolSpec};
+use agent_runtime::{
+    CallContext, GrantsAuthorizer, HookEvent, HookPhase, Runtime, Skill, SkillError, ToolSpec,
+    TransformContext, WitMessage, WitRole, WitToolCall, WitToolResult,
+};
 use agent_store::{SessionStatus, Store};
 use serde_json::Value;
 
 pub use context::DEFAULT_CONTEXT_BUDGET;
 pub use events::{AgentEvent, StopKind, history_from_events};
+pub use hooks::HookSet;
 pub use prompt::{BASE_INSTRUCTIONS, system_prompt};
+pub use services::{Invoker, ProviderLlm, SkillUsage};
+pub use setup::{Setup, SetupInput, setup};
 
 /// Decides whether a tool whose spec has `requires_approval` may run.
 pub trait ApprovalGate: Send + Sync {
@@ -39,7 +51,8 @@ pub trait ApprovalGate: Send + Sync {
     fn approve_tool(&self, skill: &str, tool: &str, input_json: &str) -> bool;
 }
 
-/// A tool offered to the model.
+/// A tool offered to the model: a tool of a tool skill, or a workflow of a
+/// workflow skill.
 #[derive(Debug, Clone)]
 pub struct AgentTool {
     /// The name the model sees: the tool's name, or `<skill>__<tool>` when
@@ -49,39 +62,58 @@ pub struct AgentTool {
     pub skill: usize,
     /// The skill's name.
     pub skill_name: String,
-    /// The tool's spec.
+    /// The tool's spec (for a workflow: its name, description and schema).
     pub spec: ToolSpec,
+    /// Whether this is a workflow (run with `run-workflow`).
+    pub workflow: bool,
 }
 
-/// Lists the tools of every tool skill, naming them for the model.
+/// Lists the tools of the `active` tool skills and the workflows of the
+/// active workflow skills, naming them for the model.
 ///
 /// # Errors
-/// When a skill's tools cannot be listed.
+/// When a skill's tools or workflows cannot be listed.
 pub async fn collect_tools(
     runtime: &Runtime,
     ctx: &Arc<CallContext>,
     skills: &[Skill],
+    active: &[usize],
 ) -> anyhow::Result<Vec<AgentTool>> {
     let mut raw = Vec::new();
-    for (i, skill) in skills.iter().enumerate() {
-        if !skill.exports(ExportKind::Tool) {
-            continue;
+    for &i in active {
+        let Some(skill) = skills.get(i) else { continue };
+        if skill.exports(ExportKind::Tool) {
+            let specs = runtime
+                .list_tools(skill, ctx)
+                .await
+                .map_err(|e| anyhow::anyhow!("listing the tools of `{}`: {e}", skill.name()))?;
+            for spec in specs {
+                raw.push((i, skill.name().to_string(), spec, false));
+            }
         }
-        let specs = runtime
-            .list_tools(skill, ctx)
-            .await
-            .map_err(|e| anyhow::anyhow!("listing the tools of `{}`: {e}", skill.name()))?;
-        for spec in specs {
-            raw.push((i, skill.name().to_string(), spec));
+        if skill.exports(ExportKind::Workflow) {
+            let specs = runtime
+                .list_workflows(skill, ctx)
+                .await
+                .map_err(|e| anyhow::anyhow!("listing the workflows of `{}`: {e}", skill.name()))?;
+            for w in specs {
+                let spec = ToolSpec {
+                    name: w.name,
+                    description: w.description,
+                    input_schema: w.input_schema,
+                    requires_approval: false,
+                };
+                raw.push((i, skill.name().to_string(), spec, true));
+            }
         }
     }
     let mut counts: HashMap<String, usize> = HashMap::new();
-    for (_, _, spec) in &raw {
+    for (_, _, spec, _) in &raw {
         *counts.entry(spec.name.clone()).or_default() += 1;
     }
     Ok(raw
         .into_iter()
-        .map(|(skill, skill_name, spec)| {
+        .map(|(skill, skill_name, spec, workflow)| {
             let name = if counts.get(&spec.name).copied().unwrap_or(0) > 1 {
                 format!("{skill_name}__{}", spec.name)
             } else {
@@ -92,6 +124,7 @@ pub async fn collect_tools(
                 skill,
                 skill_name,
                 spec,
+                workflow,
             }
         })
         .collect())
@@ -166,13 +199,14 @@ pub struct DenialRecord {
 /// How a run ended.
 #[derive(Debug, Clone)]
 pub struct RunOutcome {
-    /// The final answer (the last assistant text).
+    /// The final answer (the last assistant text, after hooks and
+    /// transforms).
     pub text: String,
     /// Turns taken in this run.
     pub turns: u32,
     /// Why it stopped.
     pub stop: StopKind,
-    /// Token usage summed over the run.
+    /// Token usage summed over the run (skills' model requests included).
     pub input_tokens: u64,
     /// Output tokens summed over the run.
     pub output_tokens: u64,
@@ -180,7 +214,7 @@ pub struct RunOutcome {
     pub tool_calls: Vec<ToolCallRecord>,
     /// Every denial.
     pub denials: Vec<DenialRecord>,
-    /// Problems writing the session log (the run went on).
+    /// Problems that did not stop the run (session log, hooks, transforms).
     pub warnings: Vec<String>,
 }
 
@@ -204,7 +238,7 @@ impl std::error::Error for AgentError {}
 /// Everything one run needs.
 pub struct Agent<'a> {
     /// The model provider.
-    pub provider: Box<dyn Provider>,
+    pub provider: Arc<dyn Provider>,
     /// The model name (empty: the provider's configured model).
     pub model: String,
     /// The skill runtime.
@@ -227,6 +261,78 @@ pub struct Agent<'a> {
     pub limits: RunLimits,
     /// `max_tokens` per request.
     pub max_tokens: u32,
+    /// The active skills and why, reported at the start of the run.
+    pub activated: Vec<(String, String)>,
+    /// The active skills' hooks.
+    pub hooks: HookSet,
+    /// The active transform skills, applied in this order to the final
+    /// output.
+    pub transforms: Vec<usize>,
+    /// The active skills' merged constraints.
+    pub constraints: Option<Arc<Merged>>,
+    /// The mode, for transforms (`headless`, `interactive`...).
+    pub mode: String,
+    /// The output format, for transforms (`text`, `markdown`, `json`...).
+    pub format: String,
+    /// Usage of skills' own model requests, added to the run's.
+    pub skill_usage: Option<Arc<SkillUsage>>,
+}
+
+impl<'a> Agent<'a> {
+    /// An agent with no skills in the loop beyond `tools`: no hooks,
+    /// transforms or constraints, mode `headless`, format `text`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        provider: Arc<dyn Provider>,
+        model: &str,
+        runtime: &'a Runtime,
+        ctx: Arc<CallContext>,
+        skills: &'a [Skill],
+        gate: &'a dyn ApprovalGate,
+        system: String,
+        limits: RunLimits,
+    ) -> Agent<'a> {
+        Agent {
+            provider,
+            model: model.to_string(),
+            runtime,
+            ctx,
+            skills,
+            tools: Vec::new(),
+            allowlist: None,
+            grants: None,
+            gate,
+            system,
+            limits,
+            max_tokens: 4096,
+            activated: Vec::new(),
+            hooks: HookSet::default(),
+            transforms: Vec::new(),
+            constraints: None,
+            mode: "headless".to_string(),
+            format: "text".to_string(),
+            skill_usage: None,
+        }
+    }
+
+    /// Takes the skills' part from a [`Setup`]: tools, hooks, transforms,
+    /// constraints, the system prompt and the activation report.
+    pub fn with_setup(mut self, setup: Setup) -> Agent<'a> {
+        self.tools = setup.tools;
+        self.hooks = setup.hooks;
+        self.transforms = setup.transforms;
+        self.constraints = Some(setup.constraints);
+        self.system = setup.system;
+        self.activated = setup.activation.reasons;
+        self
+    }
+
+    /// Whether hooks or transforms may rewrite the model's text: then text
+    /// deltas are not streamed as they arrive, and each response's final
+    /// text is reported once, after the rewrite.
+    pub fn rewrites_output(&self) -> bool {
+        !self.transforms.is_empty() || self.hooks.listens(HookPhase::OnAfterResponse)
+    }
 }
 
 struct Emitter<'s> {
@@ -250,6 +356,16 @@ impl Emitter<'_> {
         }
         (self.sink)(&event);
     }
+
+    /// A problem that does not stop the run: an event and a warning.
+    fn warn(&mut self, message: String) {
+        self.emit(AgentEvent::Warning {
+            message: message.clone(),
+        });
+        if self.warnings.len() < 50 {
+            self.warnings.push(message);
+        }
+    }
 }
 
 fn skill_error_text(e: &SkillError) -> String {
@@ -261,16 +377,112 @@ fn skill_error_text(e: &SkillError) -> String {
     }
 }
 
+/// The conversation as hooks see it: text per message, tool results as
+/// `tool` messages.
+fn wit_conversation(messages: &[Message]) -> Vec<WitMessage> {
+    let mut out = Vec::with_capacity(messages.len());
+    for m in messages {
+        let mut text = String::new();
+        let mut results = Vec::new();
+        for b in &m.content {
+            match b {
+                ContentBlock::Text(t) => text.push_str(t),
+                ContentBlock::ToolUse { name, input, .. } => {
+                    if !text.is_empty() {
+                        text.push('\n');
+                    }
+                    text.push_str(&format!("[tool call {name} {input}]"));
+                }
+                ContentBlock::ToolResult { content, .. } => results.push(content.clone()),
+            }
+        }
+        if !text.is_empty() {
+            out.push(WitMessage {
+                role: match m.role {
+                    Role::User => WitRole::User,
+                    Role::Assistant => WitRole::Assistant,
+                },
+                content: text,
+            });
+        }
+        for r in results {
+            out.push(WitMessage {
+                role: WitRole::Tool,
+                content: r,
+            });
+        }
+    }
+    out
+}
+
+fn hook_event(phase: HookPhase, skill: &str, messages: &[Message]) -> HookEvent {
+    HookEvent {
+        phase,
+        skill: skill.to_string(),
+        conversation: wit_conversation(messages),
+        tool_call: None,
+        tool_result: None,
+        response: None,
+        findings: Vec::new(),
+    }
+}
+
+/// The outcome of one tool call, as the loop records it.
+struct CallResult {
+    output: String,
+    is_error: bool,
+    skill: String,
+}
+
+impl CallResult {
+    fn error(output: String, skill: &str) -> CallResult {
+        CallResult {
+            output,
+            is_error: true,
+            skill: skill.to_string(),
+        }
+    }
+}
+
 impl Agent<'_> {
-    fn offered(&self) -> Vec<&AgentTool> {
-        self.tools
-            .iter()
-            .filter(|t| {
-                self.allowlist
-                    .as_ref()
-                    .is_none_or(|a| a.iter().any(|n| n == &t.name || n == &t.spec.name))
+    fn permitted(&self, t: &AgentTool) -> bool {
+        let listed = self
+            .allowlist
+            .as_ref()
+            .is_none_or(|a| a.iter().any(|n| n == &t.name || n == &t.spec.name));
+        listed && self.constraint_refusal(t).is_none()
+    }
+
+    /// Why the merged skill constraints refuse `t`, if they do.
+    fn constraint_refusal(&self, t: &AgentTool) -> Option<String> {
+        let c = self.constraints.as_ref()?;
+        c.check_tool(&t.spec.name)
+            .and_then(|()| {
+                if t.name == t.spec.name {
+                    Ok(())
+                } else {
+                    c.check_tool(&t.name)
+                }
             })
-            .collect()
+            .err()
+    }
+
+    fn offered(&self) -> Vec<&AgentTool> {
+        self.tools.iter().filter(|t| self.permitted(t)).collect()
+    }
+
+    /// The turn and time limits after the skills' constraints.
+    fn effective_limits(&self) -> RunLimits {
+        let mut l = self.limits;
+        if let Some(c) = &self.constraints {
+            if let Some(s) = c.max_steps() {
+                l.max_turns = l.max_turns.min(s.value);
+            }
+            if let Some(d) = c.max_duration() {
+                l.timeout = l.timeout.min(d.value);
+            }
+        }
+        l
     }
 
     /// Runs the loop: `history` (earlier messages, for a resumed session)
@@ -292,6 +504,36 @@ impl Agent<'_> {
         self.run_with(history, prompt, session, sink, options).await
     }
 
+    /// Dispatches `event` to the hooks, reporting changes and problems.
+    async fn dispatch(&self, event: HookEvent, em: &mut Emitter<'_>) -> hooks::HookOutcome {
+        let outcome = self
+            .hooks
+            .dispatch(self.runtime, &self.ctx, self.skills, event)
+            .await;
+        for c in &outcome.changes {
+            em.emit(AgentEvent::Hook {
+                skill: c.skill.clone(),
+                phase: hooks::phase_name(c.phase).to_string(),
+                change: c.what.clone(),
+            });
+        }
+        for e in &outcome.errors {
+            em.warn(format!("hook: {e}"));
+        }
+        outcome
+    }
+
+    /// Dispatches a phase that concerns each active skill in turn
+    /// (activation, deactivation).
+    async fn dispatch_each(&self, phase: HookPhase, messages: &[Message], em: &mut Emitter<'_>) {
+        if !self.hooks.listens(phase) {
+            return;
+        }
+        for (skill, _) in &self.activated {
+            self.dispatch(hook_event(phase, skill, messages), em).await;
+        }
+    }
+
     /// Like [`Agent::run`], with explicit [`RunOptions`]. Before each
     /// request, when the conversation's estimated size exceeds
     /// `options.context_budget`, old tool outputs are trimmed and then, if
@@ -308,7 +550,8 @@ impl Agent<'_> {
         sink: &mut (dyn FnMut(&AgentEvent) + Send),
         options: RunOptions,
     ) -> Result<RunOutcome, AgentError> {
-        let deadline = tokio::time::Instant::now() + self.limits.timeout;
+        let limits = self.effective_limits();
+        let deadline = tokio::time::Instant::now() + limits.timeout;
         let mut em = Emitter {
             session: session.clone(),
             sink,
@@ -329,11 +572,47 @@ impl Agent<'_> {
             .as_ref()
             .map(|g| g.grants().denials().len())
             .unwrap_or(0);
+        let usage_before = self.skill_usage.as_ref().map(|u| {
+            (
+                u.input_tokens.load(std::sync::atomic::Ordering::Relaxed),
+                u.output_tokens.load(std::sync::atomic::Ordering::Relaxed),
+            )
+        });
+        let fresh = history.is_empty();
         let mut messages = history;
         messages.push(Message::user(prompt));
         em.emit(AgentEvent::User {
             text: prompt.to_string(),
         });
+        for (skill, reason) in &self.activated {
+            em.emit(AgentEvent::Activated {
+                skill: skill.clone(),
+                reason: reason.clone(),
+            });
+        }
+        self.dispatch_each(HookPhase::OnActivate, &messages, &mut em)
+            .await;
+        if fresh && self.hooks.listens(HookPhase::OnConversationStart) {
+            self.dispatch(
+                hook_event(HookPhase::OnConversationStart, "", &messages),
+                &mut em,
+            )
+            .await;
+        }
+        let mut system = self.system.clone();
+        if self.hooks.listens(HookPhase::OnBeforePromptBuild) {
+            let o = self
+                .dispatch(
+                    hook_event(HookPhase::OnBeforePromptBuild, "", &messages),
+                    &mut em,
+                )
+                .await;
+            for (_, text) in &o.injected {
+                system.push_str("\n\n");
+                system.push_str(text.trim_end());
+            }
+        }
+        let rewrites = self.rewrites_output();
         let offered = self.offered();
         let tool_defs: Vec<ToolDef> = offered
             .iter()
@@ -346,7 +625,7 @@ impl Agent<'_> {
             .collect();
         let cancel = CancellationToken::new();
         let result = loop {
-            if out.turns >= self.limits.max_turns {
+            if out.turns >= limits.max_turns {
                 out.stop = StopKind::MaxTurns;
                 break Ok(());
             }
@@ -385,7 +664,7 @@ impl Agent<'_> {
             }
             let req = Request {
                 model: self.model.clone(),
-                system: Some(self.system.clone()),
+                system: Some(system.clone()),
                 messages: messages.clone(),
                 tools: tool_defs.clone(),
                 max_tokens: self.max_tokens,
@@ -394,7 +673,9 @@ impl Agent<'_> {
             let streamed = {
                 let em_ref = &mut em;
                 let mut on_event = move |ev: StreamEvent| {
-                    if let StreamEvent::TextDelta(text) = ev {
+                    if let StreamEvent::TextDelta(text) = ev
+                        && !rewrites
+                    {
                         em_ref.emit(AgentEvent::TextDelta { text });
                     }
                 };
@@ -404,7 +685,7 @@ impl Agent<'_> {
                 )
                 .await
             };
-            let completion = match streamed {
+            let mut completion = match streamed {
                 Err(_) => {
                     cancel.cancel();
                     out.stop = StopKind::Timeout;
@@ -419,7 +700,18 @@ impl Agent<'_> {
                 input_tokens: completion.usage.input_tokens,
                 output_tokens: completion.usage.output_tokens,
             });
-            let text = completion.message.text();
+            let mut text = completion.message.text();
+            if !text.is_empty() && self.hooks.listens(HookPhase::OnAfterResponse) {
+                let mut event = hook_event(HookPhase::OnAfterResponse, "", &messages);
+                event.response = Some(text.clone());
+                if let Some(changed) = self.dispatch(event, &mut em).await.response {
+                    text = changed;
+                    replace_text(&mut completion.message, &text);
+                }
+            }
+            if rewrites && !text.is_empty() {
+                em.emit(AgentEvent::TextDelta { text: text.clone() });
+            }
             if !text.is_empty() {
                 out.text = text;
             }
@@ -445,34 +737,29 @@ impl Agent<'_> {
             let mut results = Vec::new();
             let mut timed_out = false;
             for (id, name, input) in calls {
-                let (output, is_error, skill) = if timed_out {
-                    (
-                        "not run: the run's time limit was reached".to_string(),
-                        true,
-                        String::new(),
-                    )
+                let r = if timed_out {
+                    CallResult::error("not run: the run's time limit was reached".into(), "")
                 } else {
                     match tokio::time::timeout_at(
                         deadline,
-                        self.run_tool(&id, &name, &input, &offered, &mut em),
+                        self.run_tool(&id, &name, &input, &offered, &messages, &mut em),
                     )
                     .await
                     {
                         Ok(r) => r,
                         Err(_) => {
                             timed_out = true;
-                            (
-                                "stopped: the run's time limit was reached".to_string(),
-                                true,
-                                String::new(),
+                            CallResult::error(
+                                "stopped: the run's time limit was reached".into(),
+                                "",
                             )
                         }
                     }
                 };
                 em.emit(AgentEvent::ToolResult {
                     id: id.clone(),
-                    output: output.clone(),
-                    is_error,
+                    output: r.output.clone(),
+                    is_error: r.is_error,
                 });
                 if let Some(g) = &self.grants {
                     let all = g.grants().denials();
@@ -493,16 +780,16 @@ impl Agent<'_> {
                 }
                 out.tool_calls.push(ToolCallRecord {
                     id: id.clone(),
-                    skill,
+                    skill: r.skill,
                     tool: name,
                     input,
-                    output: output.clone(),
-                    is_error,
+                    output: r.output.clone(),
+                    is_error: r.is_error,
                 });
                 results.push(ContentBlock::ToolResult {
                     tool_use_id: id,
-                    content: output,
-                    is_error,
+                    content: r.output,
+                    is_error: r.is_error,
                 });
             }
             messages.push(Message {
@@ -514,8 +801,19 @@ impl Agent<'_> {
                 break Ok(());
             }
         };
+        if let (Some(u), Some((i0, o0))) = (&self.skill_usage, usage_before) {
+            out.input_tokens += u
+                .input_tokens
+                .load(std::sync::atomic::Ordering::Relaxed)
+                .saturating_sub(i0);
+            out.output_tokens += u
+                .output_tokens
+                .load(std::sync::atomic::Ordering::Relaxed)
+                .saturating_sub(o0);
+        }
         match result {
             Ok(()) => {
+                out.text = self.apply_transforms(out.text.clone(), &mut em).await;
                 em.emit(AgentEvent::Final {
                     text: out.text.clone(),
                     turns: out.turns,
@@ -526,10 +824,14 @@ impl Agent<'_> {
                 em.emit(AgentEvent::Error {
                     message: e.to_string(),
                 });
+                self.dispatch_each(HookPhase::OnDeactivate, &messages, &mut em)
+                    .await;
                 finish_session(session.as_ref(), &out, SessionStatus::Failed, &mut em);
                 return Err(e);
             }
         }
+        self.dispatch_each(HookPhase::OnDeactivate, &messages, &mut em)
+            .await;
         let status = match out.stop {
             StopKind::EndTurn => SessionStatus::Completed,
             StopKind::MaxTurns | StopKind::Timeout => SessionStatus::Interrupted,
@@ -537,6 +839,45 @@ impl Agent<'_> {
         finish_session(session.as_ref(), &out, status, &mut em);
         out.warnings = em.warnings;
         Ok(out)
+    }
+
+    /// Runs the transform skills over the final text, in order. A failing
+    /// transform is skipped with a warning.
+    async fn apply_transforms(&self, mut text: String, em: &mut Emitter<'_>) -> String {
+        if text.is_empty() {
+            return text;
+        }
+        let context = TransformContext {
+            mode: self.mode.clone(),
+            format: self.format.clone(),
+        };
+        for &i in &self.transforms {
+            let Some(skill) = self.skills.get(i) else {
+                continue;
+            };
+            match self
+                .runtime
+                .transform(skill, &self.ctx, &text, &context)
+                .await
+            {
+                Ok(Ok(t)) => {
+                    text = t;
+                    em.emit(AgentEvent::Transformed {
+                        skill: skill.name().to_string(),
+                    });
+                }
+                Ok(Err(e)) => em.warn(format!(
+                    "transform `{}` failed, its change was skipped: {}",
+                    skill.name(),
+                    skill_error_text(&e)
+                )),
+                Err(e) => em.warn(format!(
+                    "transform `{}` failed, its change was skipped: {e}",
+                    skill.name()
+                )),
+            }
+        }
+        text
     }
 
     /// Shrinks `messages` to `budget` estimated tokens when over it: trims
@@ -596,8 +937,9 @@ impl Agent<'_> {
         name: &str,
         input: &Value,
         offered: &[&AgentTool],
+        messages: &[Message],
         em: &mut Emitter<'_>,
-    ) -> (String, bool, String) {
+    ) -> CallResult {
         let Some(tool) = offered.iter().find(|t| t.name == name) else {
             em.emit(AgentEvent::ToolCall {
                 id: id.to_string(),
@@ -606,13 +948,27 @@ impl Agent<'_> {
                 name: name.to_string(),
                 input: input.clone(),
             });
-            let known = self.tools.iter().any(|t| t.name == name);
-            let why = if known {
-                format!("tool `{name}` is not allowed in this run (not in --tools)")
-            } else {
-                format!("unknown tool `{name}`")
+            let known = self.tools.iter().find(|t| t.name == name);
+            let (why, by) = match known {
+                Some(t) => match self.constraint_refusal(t) {
+                    Some(reason) => (reason, "constraints"),
+                    None => (
+                        format!("tool `{name}` is not allowed in this run (not in --tools)"),
+                        "tools",
+                    ),
+                },
+                None => (format!("unknown tool `{name}`"), "unknown"),
             };
-            return (why, true, String::new());
+            if by == "constraints" {
+                em.emit(AgentEvent::Refused {
+                    id: id.to_string(),
+                    tool: name.to_string(),
+                    by: by.to_string(),
+                    reason: why.clone(),
+                });
+                return CallResult::error(format!("refused: {why}"), "");
+            }
+            return CallResult::error(why, "");
         };
         let skill_name = tool.skill_name.clone();
         em.emit(AgentEvent::ToolCall {
@@ -622,14 +978,37 @@ impl Agent<'_> {
             name: name.to_string(),
             input: input.clone(),
         });
-        let input_json = input.to_string();
+        let mut input_json = input.to_string();
+        if self.hooks.listens(HookPhase::OnBeforeToolCall) {
+            let mut event = hook_event(HookPhase::OnBeforeToolCall, &skill_name, messages);
+            event.tool_call = Some(WitToolCall {
+                id: id.to_string(),
+                tool: tool.spec.name.clone(),
+                input: input_json.clone(),
+            });
+            let o = self.dispatch(event, em).await;
+            if let Some(c) = o.cancelled {
+                em.emit(AgentEvent::Refused {
+                    id: id.to_string(),
+                    tool: name.to_string(),
+                    by: format!("hook:{}", c.skill),
+                    reason: c.reason.clone(),
+                });
+                return CallResult::error(
+                    format!("cancelled by hook `{}`: {}", c.skill, c.reason),
+                    &skill_name,
+                );
+            }
+            if let Some(changed) = o.tool_call {
+                input_json = changed.input;
+            }
+        }
         if let Err(problem) =
             agent_runtime::schema::check_input(&tool.spec.input_schema, &input_json)
         {
-            return (
+            return CallResult::error(
                 format!("invalid input for `{name}`: {problem}"),
-                true,
-                skill_name,
+                &skill_name,
             );
         }
         if tool.spec.requires_approval {
@@ -647,25 +1026,74 @@ impl Agent<'_> {
                 reason: reason.clone(),
             });
             if !approved {
-                return (
+                return CallResult::error(
                     format!("tool `{name}` was not run: {reason}"),
-                    true,
-                    skill_name,
+                    &skill_name,
                 );
             }
         }
         let Some(skill) = self.skills.get(tool.skill) else {
-            return (format!("unknown tool `{name}`"), true, skill_name);
+            return CallResult::error(format!("unknown tool `{name}`"), &skill_name);
         };
-        match self
-            .runtime
-            .call_tool(skill, &self.ctx, &tool.spec.name, &input_json)
-            .await
-        {
-            Ok((Ok(output), _logs)) => (output.text, false, skill_name),
-            Ok((Err(e), _logs)) => (skill_error_text(&e), true, skill_name),
-            Err(e) => (e.to_string(), true, skill_name),
+        let ran = if tool.workflow {
+            self.runtime
+                .run_workflow(skill, &self.ctx, &tool.spec.name, &input_json)
+                .await
+        } else {
+            self.runtime
+                .call_tool(skill, &self.ctx, &tool.spec.name, &input_json)
+                .await
+        };
+        let (mut output, mut is_error) = match ran {
+            Ok((Ok(output), _logs)) => (output.text, false),
+            Ok((Err(e), _logs)) => (skill_error_text(&e), true),
+            Err(e) => (e.to_string(), true),
+        };
+        if self.hooks.listens(HookPhase::OnAfterToolResult) {
+            let mut event = hook_event(HookPhase::OnAfterToolResult, &skill_name, messages);
+            event.tool_call = Some(WitToolCall {
+                id: id.to_string(),
+                tool: tool.spec.name.clone(),
+                input: input_json.clone(),
+            });
+            event.tool_result = Some(WitToolResult {
+                id: id.to_string(),
+                output: output.clone(),
+                is_error,
+            });
+            if let Some(r) = self.dispatch(event, em).await.tool_result {
+                output = r.output;
+                is_error = r.is_error;
+            }
         }
+        CallResult {
+            output,
+            is_error,
+            skill: skill_name,
+        }
+    }
+}
+
+/// Replaces the text of an assistant message (its text blocks) with `text`,
+/// keeping tool calls.
+fn replace_text(message: &mut Message, text: &str) {
+    let mut placed = false;
+    message.content.retain_mut(|b| match b {
+        ContentBlock::Text(t) => {
+            if placed {
+                false
+            } else {
+                *t = text.to_string();
+                placed = true;
+                true
+            }
+        }
+        _ => true,
+    });
+    if !placed {
+        message
+            .content
+            .insert(0, ContentBlock::Text(text.to_string()));
     }
 }
 
@@ -778,25 +1206,22 @@ mod tests {
         let runtime = Runtime::new(None, Limits::default()).unwrap();
         let ctx = Arc::new(CallContext::new(dir.path(), "headless", Arc::new(DenyAll)).unwrap());
         let requests = Arc::new(Mutex::new(Vec::new()));
-        let agent = Agent {
-            provider: Box::new(Scripted {
+        let mut agent = Agent::new(
+            Arc::new(Scripted {
                 requests: requests.clone(),
             }),
-            model: String::new(),
-            runtime: &runtime,
+            "",
+            &runtime,
             ctx,
-            skills: &[],
-            tools: Vec::new(),
-            allowlist: None,
-            grants: None,
-            gate: &NoGate,
-            system: "sys".into(),
-            limits: RunLimits {
+            &[],
+            &NoGate,
+            "sys".into(),
+            RunLimits {
                 max_turns: 3,
                 timeout: Duration::from_secs(30),
             },
-            max_tokens: 256,
-        };
+        );
+        agent.max_tokens = 256;
         let mut events = Vec::new();
         let mut sink = |e: &AgentEvent| events.push(e.clone());
         let out = agent

@@ -29,9 +29,9 @@ mod tests;
 pub use error::{ErrorKind, ManifestError};
 pub use host::HostPattern;
 pub use manifest::{
-    Compatibility, DEFAULT_MAX_CONTEXT_TOKENS, Dependency, Implementation, MANIFEST_FILE,
-    MAX_MANIFEST_BYTES, Manifest, Mode, Platform, PromptConfig, ScannerDecl, SecurityRules,
-    SkillType, ToolDecl, Triggers, Wiki, WikiDiagram, WikiSection,
+    Compatibility, ConstraintsDecl, DEFAULT_MAX_CONTEXT_TOKENS, Dependency, Implementation,
+    MANIFEST_FILE, MAX_MANIFEST_BYTES, Manifest, Mode, Platform, PromptConfig, ScannerDecl,
+    SecurityRules, SkillType, ToolDecl, Triggers, Wiki, WikiDiagram, WikiSection,
 };
 pub use permission::{Permission, UnknownPermission};
 pub use rules::{MAX_NAME_LEN, MAX_TOOL_NAME_LEN, is_env_name, is_skill_name, is_tool_name};

@@ -338,6 +338,24 @@ pub struct Compatibility {
     pub platforms: Vec<Platform>,
 }
 
+/// What a skill demands of the agent while it is active (`constraints:`):
+/// merged across active skills by the policy's deterministic rules.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ConstraintsDecl {
+    /// Order of precedence: higher first (default 0).
+    pub priority: i32,
+    /// Only these tools may run (`None`: no whitelist).
+    pub allowed_tools: Option<Vec<String>>,
+    /// These tools may not run.
+    pub forbidden_tools: Vec<String>,
+    /// The most model turns.
+    pub max_steps: Option<u32>,
+    /// The longest the run may take.
+    pub max_duration: Option<std::time::Duration>,
+    /// Key/value pairs added to the system prompt.
+    pub context: Vec<(String, String)>,
+}
+
 /// A validated `SKILL.yaml`.
 ///
 /// Every file path in it is relative to the skill directory and has no `..`
@@ -384,6 +402,8 @@ pub struct Manifest {
     pub wiki: Option<Wiki>,
     /// Where the skill runs.
     pub compatibility: Compatibility,
+    /// What the skill demands of the agent while active.
+    pub constraints: Option<ConstraintsDecl>,
 }
 
 impl Manifest {

@@ -10,9 +10,9 @@ use semver::{Version, VersionReq};
 use crate::error::{ErrorKind, ManifestError};
 use crate::host::HostPattern;
 use crate::manifest::{
-    Compatibility, DEFAULT_MAX_CONTEXT_TOKENS, Dependency, Implementation, Manifest, Mode,
-    Platform, PromptConfig, ScannerDecl, SecurityRules, SkillType, ToolDecl, Triggers, Wiki,
-    WikiDiagram, WikiSection,
+    Compatibility, ConstraintsDecl, DEFAULT_MAX_CONTEXT_TOKENS, Dependency, Implementation,
+    Manifest, Mode, Platform, PromptConfig, ScannerDecl, SecurityRules, SkillType, ToolDecl,
+    Triggers, Wiki, WikiDiagram, WikiSection,
 };
 use crate::permission::Permission;
 use crate::rules;
@@ -40,6 +40,7 @@ const TOP_KEYS: &[&str] = &[
     "security_rules",
     "wiki",
     "compatibility",
+    "constraints",
 ];
 
 /// A value in the document: its node, the line to report and its field path.
@@ -470,6 +471,11 @@ pub(crate) fn parse_manifest(text: &str, file: &Path) -> Result<Manifest> {
         None => Compatibility::default(),
     };
 
+    let constraints = top
+        .get("constraints")
+        .map(|at| constraints(&cx, &at))
+        .transpose()?;
+
     let types: Vec<SkillType> = spots.types.iter().map(|(t, _, _)| *t).collect();
     let has = |t: SkillType| types.contains(&t);
 
@@ -562,6 +568,7 @@ pub(crate) fn parse_manifest(text: &str, file: &Path) -> Result<Manifest> {
         security_rules,
         wiki,
         compatibility,
+        constraints,
     })
 }
 
@@ -971,5 +978,128 @@ fn compatibility(cx: &Cx<'_>, at: &At<'_>) -> Result<Compatibility> {
     Ok(Compatibility {
         agent_version,
         platforms,
+    })
+}
+
+/// `120s`, `5m`, `500ms`, `1h` or a whole number of seconds.
+fn duration(cx: &Cx<'_>, at: &At<'_>) -> Result<std::time::Duration> {
+    let s = cx.string(at)?;
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let bad = || {
+        cx.at_err(
+            at,
+            format!("`{s}` is not a duration (expected e.g. `30s`, `5m`, `1h` or `500ms`)"),
+        )
+    };
+    let n: u64 = num.parse().map_err(|_| bad())?;
+    let d = match unit {
+        "" | "s" => std::time::Duration::from_secs(n),
+        "ms" => std::time::Duration::from_millis(n),
+        "m" => std::time::Duration::from_secs(n.checked_mul(60).ok_or_else(bad)?),
+        "h" => std::time::Duration::from_secs(n.checked_mul(3600).ok_or_else(bad)?),
+        _ => return Err(bad()),
+    };
+    if d.is_zero() {
+        return Err(cx.at_err(at, "must be greater than zero"));
+    }
+    Ok(d)
+}
+
+fn tool_names(cx: &Cx<'_>, items: &[At<'_>], what: &str) -> Result<Vec<String>> {
+    let mut seen = HashMap::new();
+    let mut out = Vec::new();
+    for at in items {
+        let name = cx.line_text(at, "a tool name")?;
+        cx.no_duplicate(&mut seen, &name, at, what)?;
+        out.push(name);
+    }
+    Ok(out)
+}
+
+fn constraints(cx: &Cx<'_>, at: &At<'_>) -> Result<ConstraintsDecl> {
+    let fields = cx.map(
+        at,
+        &[
+            "priority",
+            "allowed_tools",
+            "forbidden_tools",
+            "max_steps",
+            "max_duration",
+            "context",
+        ],
+    )?;
+    let priority = match fields.get("priority") {
+        Some(at) => {
+            let s = cx.string(&at)?;
+            s.trim().parse::<i32>().map_err(|_| {
+                cx.at_err(
+                    &at,
+                    format!("`{s}` is not a whole number (expected e.g. 10 or -5)"),
+                )
+            })?
+        }
+        None => 0,
+    };
+    let allowed_tools = match fields.get("allowed_tools") {
+        Some(at) => Some(tool_names(cx, &cx.list(&at)?, "allowed tool")?),
+        None => None,
+    };
+    let forbidden_tools = tool_names(
+        cx,
+        &cx.opt_list(&fields, "forbidden_tools")?,
+        "forbidden tool",
+    )?;
+    let max_steps = match fields.get("max_steps") {
+        Some(at) => {
+            let n = cx.count(&at)?;
+            if n == 0 {
+                return Err(cx.at_err(&at, "must be at least 1"));
+            }
+            Some(n)
+        }
+        None => None,
+    };
+    let max_duration = fields
+        .get("max_duration")
+        .map(|at| duration(cx, &at))
+        .transpose()?;
+    let mut context = Vec::new();
+    if let Some(at) = fields.get("context") {
+        match &at.node.kind {
+            Kind::Map(entries) => {
+                cx.check_keys(
+                    &at.field,
+                    entries,
+                    &entries.iter().map(|e| e.key.as_str()).collect::<Vec<_>>(),
+                )?;
+                for e in entries {
+                    let value_at = At {
+                        node: &e.value,
+                        line: e.line,
+                        field: join(&at.field, &e.key),
+                    };
+                    context.push((e.key.clone(), cx.string(&value_at)?));
+                }
+            }
+            other => {
+                return Err(cx.at_err(
+                    &at,
+                    format!(
+                        "expected a mapping of names to text, found {}",
+                        other.describe()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(ConstraintsDecl {
+        priority,
+        allowed_tools,
+        forbidden_tools,
+        max_steps,
+        max_duration,
+        context,
     })
 }

@@ -1176,3 +1176,66 @@ fn skill_types_modes_and_platforms_round_trip() {
     assert_eq!(Platform::from_os("macos"), Some(Platform::Darwin));
     assert_eq!(Platform::from_os("freebsd"), None);
 }
+
+// ---------------------------------------------------------------- constraints
+
+#[test]
+fn constraints_section_parses() {
+    let m = parse(&with(
+        "constraints:
+  priority: -3
+  allowed_tools: [read_file, search]
+  forbidden_tools: [exec]
+  max_steps: 5
+  max_duration: 5m
+  context:
+    review_mode: \"true\"
+",
+    ))
+    .unwrap();
+    let c = m.constraints.unwrap();
+    assert_eq!(c.priority, -3);
+    assert_eq!(
+        c.allowed_tools,
+        Some(vec!["read_file".to_string(), "search".to_string()])
+    );
+    assert_eq!(c.forbidden_tools, vec!["exec".to_string()]);
+    assert_eq!(c.max_steps, Some(5));
+    assert_eq!(c.max_duration, Some(std::time::Duration::from_secs(300)));
+    assert_eq!(c.context, vec![("review_mode".into(), "true".into())]);
+    assert_eq!(parse(BASE).unwrap().constraints, None);
+}
+
+#[test]
+fn constraints_errors_name_the_field() {
+    check(
+        &with("constraints:\n  priority: high\n"),
+        Some(8),
+        "constraints.priority",
+        "`high` is not a whole number (expected e.g. 10 or -5)",
+    );
+    check(
+        &with("constraints:\n  max_duration: soon\n"),
+        Some(8),
+        "constraints.max_duration",
+        "`soon` is not a duration (expected e.g. `30s`, `5m`, `1h` or `500ms`)",
+    );
+    check(
+        &with("constraints:\n  max_steps: 0\n"),
+        Some(8),
+        "constraints.max_steps",
+        "must be at least 1",
+    );
+    check(
+        &with("constraints:\n  forbidden_tools: [exec, exec]\n"),
+        Some(8),
+        "constraints.forbidden_tools[1]",
+        "duplicate forbidden tool `exec` (first listed at line 8)",
+    );
+    check(
+        &with("constraints:\n  max_turns: 3\n"),
+        Some(8),
+        "constraints.max_turns",
+        "unknown field `max_turns` (expected one of: priority, allowed_tools, forbidden_tools, max_steps, max_duration, context)",
+    );
+}

@@ -1,0 +1,1 @@
+//! Test-only transform skill component (being written).
