@@ -14,6 +14,7 @@ cd "$(dirname "$0")/.."
 
 cargo build --release -p agent
 cargo bench -p agent-tests --bench runtime -- "$@"
+cargo bench -p agent-tests --bench agent_loop -- "$@"
 if [[ "${KNOBS:-}" == 1 ]]; then
     cargo bench -p agent-tests --bench wasmtime_knobs -- "$@"
 fi

@@ -335,26 +335,99 @@ impl<'a> Agent<'a> {
     }
 }
 
+/// Persists a run's events on a thread of its own, so that the loop never
+/// waits for the disk: whatever has queued up since the last write goes
+/// into the next transaction (group commit). Each event is on disk a few
+/// milliseconds after it happened; [`SessionWriter::finish`] waits for the
+/// rest.
+struct SessionWriter {
+    queue: Option<std::sync::mpsc::Sender<Value>>,
+    thread: Option<std::thread::JoinHandle<Vec<String>>>,
+}
+
+impl SessionWriter {
+    fn start(log: SessionLog) -> SessionWriter {
+        let (tx, rx) = std::sync::mpsc::channel::<Value>();
+        let thread = std::thread::Builder::new()
+            .name("agent-session-log".into())
+            .spawn(move || {
+                let mut errors = Vec::new();
+                while let Ok(first) = rx.recv() {
+                    let mut batch = vec![first];
+                    batch.extend(rx.try_iter());
+                    if let Err(e) = log.store.append_events(&log.id, &batch)
+                        && errors.len() < 5
+                    {
+                        errors.push(format!("could not write the session log: {e}"));
+                    }
+                }
+                errors
+            });
+        match thread {
+            Ok(t) => SessionWriter {
+                queue: Some(tx),
+                thread: Some(t),
+            },
+            Err(_) => SessionWriter {
+                queue: None,
+                thread: None,
+            },
+        }
+    }
+
+    fn send(&self, event: &AgentEvent) -> Result<(), String> {
+        let queue = self
+            .queue
+            .as_ref()
+            .ok_or("the session log writer could not be started")?;
+        let v = serde_json::to_value(event).map_err(|e| e.to_string())?;
+        queue
+            .send(v)
+            .map_err(|_| "the session log writer stopped".to_string())
+    }
+
+    /// Writes what is queued and stops; returns the write errors.
+    fn finish(&mut self) -> Vec<String> {
+        self.queue.take();
+        match self.thread.take() {
+            Some(t) => t
+                .join()
+                .unwrap_or_else(|_| vec!["the session log writer crashed".to_string()]),
+            None => Vec::new(),
+        }
+    }
+}
+
+impl Drop for SessionWriter {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
 struct Emitter<'s> {
-    session: Option<SessionLog>,
+    writer: Option<SessionWriter>,
     sink: &'s mut (dyn FnMut(&AgentEvent) + Send),
     warnings: Vec<String>,
 }
 
 impl Emitter<'_> {
     fn emit(&mut self, event: AgentEvent) {
-        if let Some(s) = &self.session {
-            let written = serde_json::to_value(&event)
-                .map_err(|e| e.to_string())
-                .and_then(|v| s.store.append_event(&s.id, &v).map_err(|e| e.to_string()));
-            if let Err(e) = written
-                && self.warnings.len() < 5
-            {
-                self.warnings
-                    .push(format!("could not write the session log: {e}"));
-            }
+        if let Some(w) = &self.writer
+            && let Err(e) = w.send(&event)
+            && self.warnings.len() < 5
+        {
+            self.warnings
+                .push(format!("could not write the session log: {e}"));
         }
         (self.sink)(&event);
+    }
+
+    /// Waits until every event emitted so far is on disk.
+    fn flush(&mut self) {
+        if let Some(mut w) = self.writer.take() {
+            let errors = w.finish();
+            self.warnings.extend(errors);
+        }
     }
 
     /// A problem that does not stop the run: an event and a warning.
@@ -553,7 +626,7 @@ impl Agent<'_> {
         let limits = self.effective_limits();
         let deadline = tokio::time::Instant::now() + limits.timeout;
         let mut em = Emitter {
-            session: session.clone(),
+            writer: session.clone().map(SessionWriter::start),
             sink,
             warnings: Vec::new(),
         };
@@ -826,6 +899,7 @@ impl Agent<'_> {
                 });
                 self.dispatch_each(HookPhase::OnDeactivate, &messages, &mut em)
                     .await;
+                em.flush();
                 finish_session(session.as_ref(), &out, SessionStatus::Failed, &mut em);
                 return Err(e);
             }
@@ -836,6 +910,7 @@ impl Agent<'_> {
             StopKind::EndTurn => SessionStatus::Completed,
             StopKind::MaxTurns | StopKind::Timeout => SessionStatus::Interrupted,
         };
+        em.flush();
         finish_session(session.as_ref(), &out, status, &mut em);
         out.warnings = em.warnings;
         Ok(out)

@@ -202,16 +202,26 @@ impl Store {
         })
     }
 
-    /// Appends `payload` to session `id`'s log and returns its sequence number (0 for the first
-    /// event, then 1, 2, … without gaps). Also bumps the session's `updated_at`.
-    ///
-    /// Each call is one durable write transaction: when it returns `Ok`, the event is on disk.
-    /// Fails with [`StoreError::SessionNotFound`] if the session does not exist.
+    /// Appends one event to session `id`'s log in its own durable
+    /// transaction; returns its sequence number. Fails with
+    /// [`StoreError::SessionNotFound`] if the session does not exist.
     pub fn append_event(&self, id: &str, payload: &Value) -> Result<u64, StoreError> {
-        let json = serde_json::to_string(payload).map_err(|source| StoreError::Encode {
-            table: EVENTS_TABLE,
-            source,
-        })?;
+        self.append_events(id, std::slice::from_ref(payload))
+    }
+
+    /// Appends `payloads` to session `id`'s log, in order, in one durable
+    /// transaction (all or none); returns the last sequence number. Fails
+    /// with [`StoreError::SessionNotFound`] if the session does not exist.
+    pub fn append_events(&self, id: &str, payloads: &[Value]) -> Result<u64, StoreError> {
+        let mut jsons = Vec::with_capacity(payloads.len());
+        for payload in payloads {
+            jsons.push(
+                serde_json::to_string(payload).map_err(|source| StoreError::Encode {
+                    table: EVENTS_TABLE,
+                    source,
+                })?,
+            );
+        }
         self.write(|txn| {
             let mut sessions = txn.open_table(SESSIONS).map_err(|e| self.db_err(e))?;
             let mut meta = match sessions.get(id).map_err(|e| self.db_err(e))? {
@@ -228,15 +238,22 @@ impl Store {
                 .transpose()
                 .map_err(|e| self.db_err(e))?
                 .map(|(k, _)| k.value().1);
-            let seq = match last {
+            let mut seq = match last {
                 None => 0,
                 Some(last) => last
                     .checked_add(1)
                     .ok_or_else(|| self.corrupt(EVENTS_TABLE, id, "event sequence exhausted"))?,
             };
-            events
-                .insert((id, seq), json.as_str())
-                .map_err(|e| self.db_err(e))?;
+            for (i, json) in jsons.iter().enumerate() {
+                if i > 0 {
+                    seq = seq.checked_add(1).ok_or_else(|| {
+                        self.corrupt(EVENTS_TABLE, id, "event sequence exhausted")
+                    })?;
+                }
+                events
+                    .insert((id, seq), json.as_str())
+                    .map_err(|e| self.db_err(e))?;
+            }
             meta.updated_at = now_rfc3339();
             let meta_json = Self::encode_meta(&meta)?;
             sessions
