@@ -670,6 +670,13 @@ fn a_bad_config_value_fails_with_file_line_and_key() {
 
 // `agent run` and `agent sessions` against the scripted model server.
 mod run;
+// Resuming a session after `kill -9`.
+mod resume;
+// `agent workflow` and workflows as tools in `agent run`.
+mod workflow;
+
+// Skills in the agent loop: hooks, prompt skills, constraints, transforms.
+mod skills;
 
 #[test]
 fn git_skill_reads_and_commits_through_the_typed_imports() {

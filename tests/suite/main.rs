@@ -13,3 +13,4 @@ mod prompts;
 mod providers;
 mod sandbox;
 mod signatures;
+mod workflows;

@@ -137,6 +137,10 @@ pub(crate) fn block<F: std::future::Future>(f: F) -> F::Output {
 }
 
 pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
+    // Headless: grants come from --allow / --capabilities only, and nothing
+    // ever waits for an answer on the terminal (the TUI is the interactive
+    // mode).
+    app.interactive = false;
     let prompt = read_prompt(&args)?;
     let config = app.config()?;
     let max_turns = args.max_turns.unwrap_or(config.agent.max_turns);
@@ -245,6 +249,16 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
             }
         }
     }
+    // The skills' constraints may lower both limits; messages name the
+    // effective ones.
+    let turn_limit = setup
+        .constraints
+        .max_steps()
+        .map_or(max_turns, |s| max_turns.min(s.value));
+    let time_limit = setup
+        .constraints
+        .max_duration()
+        .map_or(timeout, |d| timeout.min(d.value));
     let limits = RunLimits { max_turns, timeout };
     let mut agent = Agent::new(
         provider,
@@ -268,7 +282,8 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
         id: session_id.clone(),
     };
     let output = args.output;
-    let mut sink = move |e: &AgentEvent| print_event(output, e, rewrites);
+    let mut mid_line = false;
+    let mut sink = move |e: &AgentEvent| print_event(output, e, rewrites, &mut mid_line);
     let options = agent_core::RunOptions {
         context_budget: usize::try_from(config.agent.context_budget).unwrap_or(usize::MAX),
     };
@@ -290,9 +305,9 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
         StopKind::EndTurn => exit::OK,
         StopKind::MaxTurns | StopKind::Timeout => {
             let why = if outcome.stop == StopKind::MaxTurns {
-                format!("the turn limit ({max_turns}) was reached")
+                format!("the turn limit ({turn_limit}) was reached")
             } else {
-                format!("the time limit ({timeout:?}) was reached")
+                format!("the time limit ({time_limit:?}) was reached")
             };
             eprintln!("stopped: {why} (continue with `agent run --resume {session_id}`)");
             if outcome.denials.is_empty() {
@@ -360,7 +375,9 @@ fn print_setup(setup: &Setup, skills: &[Skill]) {
     }
 }
 
-fn print_event(output: RunOutput, e: &AgentEvent, rewrites: bool) {
+/// Prints one event. `mid_line`: text output left the cursor after text
+/// without a line break (a new turn then starts on a new line).
+fn print_event(output: RunOutput, e: &AgentEvent, rewrites: bool, mid_line: &mut bool) {
     match output {
         RunOutput::Jsonl => {
             if let Ok(line) = serde_json::to_string(e) {
@@ -380,9 +397,13 @@ fn print_event(output: RunOutput, e: &AgentEvent, rewrites: bool) {
                 let mut out = std::io::stdout().lock();
                 let _ = write!(out, "{text}");
                 let _ = out.flush();
+                if !text.is_empty() {
+                    *mid_line = !text.ends_with('\n');
+                }
             }
-            AgentEvent::TurnStart { turn } if *turn > 1 => {
+            AgentEvent::TurnStart { turn } if *turn > 1 && *mid_line => {
                 println!();
+                *mid_line = false;
             }
             AgentEvent::ToolCall { name, .. } => eprintln!("[tool] {name}"),
             AgentEvent::Refused { tool, reason, .. } => eprintln!("[refused] {tool}: {reason}"),

@@ -255,8 +255,14 @@ impl agent_runtime::SkillInvoker for Invoker {
     ) -> BoxFuture<'a, Result<String, InvokeError>> {
         Box::pin(async move {
             let Some(callee) = self.skills.iter().find(|s| s.name() == skill) else {
+                let names: Vec<&str> = self.skills.iter().map(Skill::name).collect();
                 return Err(InvokeError::NotFound(format!(
-                    "no skill named `{skill}` is loaded (see `agent skill list`)"
+                    "no skill named `{skill}` is loaded (loaded: {}; see `agent skill list`)",
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    }
                 )));
             };
             let functions = self.functions(ctx, callee).await?;
