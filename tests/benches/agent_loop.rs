@@ -240,7 +240,7 @@ impl World {
             "audit-hook".into(),
             serde_json::json!({"phases": ["on_conversation_start"]}),
         );
-        let store = Arc::new(Store::open(&home.join("state.redb")).expect("store"));
+        let store = Arc::new(Store::open(home.join("state.redb")).expect("store"));
         World {
             _dir: dir,
             runtime,
