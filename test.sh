@@ -8,6 +8,8 @@ cd "$(dirname "$0")"
 say() { printf '\n==> %s\n' "$*"; }
 need_apt=()
 command -v git >/dev/null 2>&1 || need_apt+=(git)
+# `git daemon` serves the test skill index (the registry CLI tests); Debian's git package has it.
+if command -v git >/dev/null 2>&1 && [ ! -x "$(git --exec-path)/git-daemon" ]; then need_apt+=(git); fi
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 command -v script >/dev/null 2>&1 || need_apt+=(bsdutils)  # a pty for the interactive-approval test

@@ -678,6 +678,9 @@ mod workflow;
 // Skills in the agent loop: hooks, prompt skills, constraints, transforms.
 mod skills;
 
+// The skill registry: publish, git-served index, install/update/remove, refused attacks.
+mod registry;
+
 #[test]
 fn git_skill_reads_and_commits_through_the_typed_imports() {
     let sb = sandbox();

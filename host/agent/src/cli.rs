@@ -111,6 +111,50 @@ pub enum Command {
     /// List and run workflow skills' workflows.
     #[command(subcommand)]
     Workflow(WorkflowCommand),
+    /// Create, publish to and check a skill index (a directory, usually a git repository).
+    #[command(subcommand)]
+    Registry(RegistryCommand),
+}
+
+/// Where the skill index is.
+#[derive(Debug, Clone, Default, Args)]
+pub struct IndexArg {
+    /// The skill index: `git+URL[#rev]`, a `git://` or `https://` URL, `http://127.0.0.1…`,
+    /// or a directory (default: config `skills.registry_url`).
+    #[arg(long, value_name = "SOURCE")]
+    pub index: Option<String>,
+}
+
+/// `agent registry ...`
+#[derive(Debug, Subcommand)]
+pub enum RegistryCommand {
+    /// Create an empty index in DIR (index.yaml, skills/, artifacts/, keys/).
+    Init {
+        /// The index directory.
+        dir: PathBuf,
+    },
+    /// Sign a component, pack the skill and add it to the index; re-signs the snapshot.
+    Publish {
+        /// The component (.wasm) to sign and publish.
+        component: PathBuf,
+        /// The skill's SKILL.yaml (the files it names are packed from its directory).
+        #[arg(long, value_name = "SKILL.yaml")]
+        manifest: PathBuf,
+        /// The publisher's secret key file (`agent keys generate`).
+        #[arg(long, value_name = "FILE")]
+        key: PathBuf,
+        /// The index directory.
+        #[arg(long, value_name = "DIR")]
+        index: PathBuf,
+        /// How long the new snapshot stays valid: `365d`, `12h`, `30m`, `90s`.
+        #[arg(long, value_name = "DURATION", default_value = "365d")]
+        expires: String,
+    },
+    /// Check every signature and digest of an index.
+    Verify {
+        /// The index directory.
+        dir: PathBuf,
+    },
 }
 
 const RUN_AFTER_HELP: &str = concat!(
@@ -267,6 +311,49 @@ pub enum SkillCommand {
     List {
         #[arg(long, value_enum, default_value_t)]
         format: Format,
+        /// List the skills the index offers instead of the loaded ones.
+        #[arg(long)]
+        available: bool,
+        #[command(flatten)]
+        index: IndexArg,
+    },
+    /// Search the skill index by name, description and keywords.
+    Search {
+        /// Words to look for.
+        query: String,
+        #[command(flatten)]
+        index: IndexArg,
+    },
+    /// Install a skill for this user: `NAME[@VERSION-REQ]` from the index, a skill
+    /// directory (`./path`), or a skill repository (`git+URL[#rev]`).
+    Install {
+        /// `NAME[@REQ]`, `./path` or `git+URL[#rev]`.
+        target: String,
+        #[command(flatten)]
+        index: IndexArg,
+    },
+    /// Install a skill from the index into this project's `.agent/skills/`.
+    Add {
+        /// `NAME[@REQ]`.
+        target: String,
+        #[command(flatten)]
+        index: IndexArg,
+    },
+    /// Remove an installed skill (the user's; `--in-project` for the project's).
+    Remove {
+        /// Skill name.
+        name: String,
+        /// Remove it from this project's `.agent/skills/` instead.
+        #[arg(long)]
+        in_project: bool,
+    },
+    /// Update skills installed from the index (all, or the one named) to their newest
+    /// version; new permissions are asked for again (non-interactive: only with --allow).
+    Update {
+        /// Skill name (default: every skill installed from the index).
+        name: Option<String>,
+        #[command(flatten)]
+        index: IndexArg,
     },
     /// Show a skill's manifest, permissions, grants, signer and tools.
     Info {

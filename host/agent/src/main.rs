@@ -5,6 +5,7 @@ mod app;
 mod cli;
 mod config_cmd;
 mod keys_cmd;
+mod registry_cmd;
 mod run_cmd;
 mod scaffold;
 mod sessions_cmd;
@@ -78,5 +79,6 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Run(args) => run_cmd::run(&mut app, args),
         Command::Sessions(cmd) => sessions_cmd::run(&mut app, cmd),
         Command::Workflow(cmd) => workflow_cmd::run(&mut app, cmd),
+        Command::Registry(cmd) => registry_cmd::registry(&mut app, cmd),
     }
 }

@@ -14,7 +14,29 @@ use crate::cli::{Format, SkillCommand, exit};
 
 pub fn run(app: &mut App, cmd: SkillCommand) -> Result<u8> {
     match cmd {
-        SkillCommand::List { format } => list(app, format),
+        SkillCommand::List {
+            format,
+            available: false,
+            index: _,
+        } => list(app, format),
+        SkillCommand::List {
+            format,
+            available: true,
+            index,
+        } => crate::registry_cmd::available(app, &index, format),
+        SkillCommand::Search { query, index } => crate::registry_cmd::search(app, &index, &query),
+        SkillCommand::Install { target, index } => {
+            crate::registry_cmd::install(app, &index, &target, false)
+        }
+        SkillCommand::Add { target, index } => {
+            crate::registry_cmd::install(app, &index, &target, true)
+        }
+        SkillCommand::Remove { name, in_project } => {
+            crate::registry_cmd::remove(app, &name, in_project)
+        }
+        SkillCommand::Update { name, index } => {
+            crate::registry_cmd::update(app, &index, name.as_deref())
+        }
         SkillCommand::Info { name, format } => info(app, &name, format),
         SkillCommand::Inspect { target, format } => inspect(app, &target, format),
         SkillCommand::Call { skill, tool, input } => call(app, &skill, &tool, &input),
@@ -106,7 +128,7 @@ fn list(app: &mut App, format: Format) -> Result<u8> {
     Ok(exit::OK)
 }
 
-fn print_table<const N: usize>(rows: &[[String; N]]) {
+pub(crate) fn print_table<const N: usize>(rows: &[[String; N]]) {
     let mut widths = [0usize; N];
     for row in rows {
         for (i, cell) in row.iter().enumerate() {

@@ -28,7 +28,7 @@
 //! | `wiki.depth` | non-empty string | `standard` |
 //! | `skills.auto_approve` | array of skill names | `[]` |
 //! | `skills.user_skills_dir` | path (`~/` expands to `$HOME`) | unset: the config directory's `skills/` |
-//! | `skills.registry_url` | an `http(s)://` URL | `https://github.com/aiagent-skills/registry` |
+//! | `skills.registry_url` | a skill index: `git+URL[#rev]`, `git://…`, `https://…`, `http://127.0.0.1…` (loopback only), `file://…` or a path | `https://github.com/aiagent-skills/registry` |
 //! | `skills.max_llm_calls_per_skill` | integer ≥ 0 | `5` |
 //! | `skills.max_shell_exec_per_skill` | integer ≥ 0 | `10` |
 //! | `skills.skill_shell_timeout` | duration > 0 | `30s` |
@@ -679,6 +679,59 @@ fn check_url(s: &str) -> Result<String, String> {
     }
 }
 
+/// Checks a skill index location (`skills.registry_url`, `--index`): `git+URL[#rev]`,
+/// `git://…`, `https://…`, `http://` to a loopback host (`127.0.0.1`, `[::1]`, `localhost`),
+/// `file://…`, or a plain (absolute or relative) path. Returns the value unchanged.
+///
+/// # Errors
+/// A message saying which forms are accepted.
+pub fn check_registry_source(s: &str) -> Result<String, String> {
+    const EXPECTED: &str = "expected a skill index: `git+URL[#rev]`, a `git://` or `https://` URL, \
+         `http://127.0.0.1…` (plain http only to this machine), a `file://` URL or a directory path";
+    let s = s.trim();
+    if s.is_empty() {
+        return Err(EXPECTED.into());
+    }
+    if let Some(url) = s.strip_prefix("git+") {
+        let base = url.split('#').next().unwrap_or_default();
+        return if base.contains("://") && !base.ends_with("://") || base.starts_with('/') {
+            Ok(s.to_string())
+        } else {
+            Err(format!("`git+` must be followed by a URL; {EXPECTED}"))
+        };
+    }
+    for scheme in ["git://", "https://", "file://", "ssh://"] {
+        if let Some(rest) = s.strip_prefix(scheme) {
+            return if rest.is_empty() || (scheme != "file://" && rest.starts_with('/')) {
+                Err(EXPECTED.into())
+            } else {
+                Ok(s.to_string())
+            };
+        }
+    }
+    if let Some(rest) = s.strip_prefix("http://") {
+        let host = rest.split('/').next().unwrap_or_default();
+        let host = host.rsplit_once(':').map_or(host, |(h, port)| {
+            if port.chars().all(|c| c.is_ascii_digit()) {
+                h
+            } else {
+                host
+            }
+        });
+        return if matches!(host, "127.0.0.1" | "localhost" | "[::1]") {
+            Ok(s.to_string())
+        } else {
+            Err(format!(
+                "plain http:// is accepted only for this machine (127.0.0.1); use https://. {EXPECTED}"
+            ))
+        };
+    }
+    if s.contains("://") {
+        return Err(EXPECTED.into());
+    }
+    Ok(s.to_string())
+}
+
 /// Parses a duration: a whole number followed by `ms`, `s`, `m` or `h` (e.g. `120s`, `5m`).
 ///
 /// # Errors
@@ -1054,7 +1107,11 @@ impl Ctx<'_> {
                     };
                     out.user_skills_dir = Some(dir);
                 }
-                "registry_url" => out.registry_url = self.url(&path, v)?,
+                "registry_url" => {
+                    let s = self.string(&path, v)?;
+                    out.registry_url = check_registry_source(&s)
+                        .map_err(|m| self.err(&path, v.span(), format!("{m}, found \"{s}\"")))?;
+                }
                 "max_llm_calls_per_skill" => out.max_llm_calls_per_skill = self.u32(&path, v, 0)?,
                 "max_shell_exec_per_skill" => {
                     out.max_shell_exec_per_skill = self.u32(&path, v, 0)?;

@@ -305,3 +305,39 @@ fn durations() {
     assert_eq!(format_duration(Duration::from_secs(30)), "30s");
     assert_eq!(format_duration(Duration::from_millis(1500)), "1500ms");
 }
+
+#[test]
+fn registry_sources() {
+    for ok in [
+        "git+https://example.com/index.git",
+        "git+https://example.com/index#v2",
+        "git+file:///tmp/index",
+        "git://127.0.0.1:9418/index",
+        "https://example.com/index",
+        "http://127.0.0.1:8080/index",
+        "http://localhost/index",
+        "file:///srv/index",
+        "/srv/index",
+        "./index",
+        "index",
+    ] {
+        assert_eq!(check_registry_source(ok).as_deref(), Ok(ok), "{ok}");
+        let c = parse(&format!("[skills]\nregistry_url = \"{ok}\"\n")).unwrap();
+        assert_eq!(c.skills.registry_url, ok);
+    }
+    for bad_value in [
+        "http://example.com/index",
+        "ftp://x/y",
+        "git+",
+        "git+nothing",
+        "",
+    ] {
+        assert!(check_registry_source(bad_value).is_err(), "{bad_value}");
+    }
+    let (line, key, shown) = bad("[skills]\nregistry_url = \"http://example.com/i\"\n");
+    assert_eq!((line, key.as_str()), (2, "skills.registry_url"));
+    assert!(
+        shown.contains("127.0.0.1") && shown.contains("git+URL"),
+        "{shown}"
+    );
+}

@@ -122,6 +122,11 @@ impl AgentPaths {
         self.cache_dir.join("components")
     }
 
+    /// Fetched skill indexes (git clones): `registry/` in the cache directory.
+    pub fn registry_cache_dir(&self) -> PathBuf {
+        self.cache_dir.join("registry")
+    }
+
     /// Creates every directory above that does not exist yet. The keys directory and the data
     /// directory are made private to the user (mode 0700 on unix), also when they already exist.
     pub fn ensure_dirs(&self) -> Result<(), PathsError> {

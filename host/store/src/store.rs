@@ -161,6 +161,10 @@ fn create_tables(store: &Store, txn: &WriteTransaction) -> Result<(), StoreError
         .map_err(|e| store.db_err(e))?;
     txn.open_table(crate::sessions::SESSION_EVENTS)
         .map_err(|e| store.db_err(e))?;
+    txn.open_table(crate::registry::REGISTRY_SEEN)
+        .map_err(|e| store.db_err(e))?;
+    txn.open_table(crate::registry::INSTALLED)
+        .map_err(|e| store.db_err(e))?;
     Ok(())
 }
 

@@ -1,0 +1,462 @@
+//! Extraction into a staging directory, verification of a staged skill, and
+//! the atomic commit.
+
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+
+use agent_manifest::{Manifest, Permission};
+use agent_trust::{PublicKey, TrustStore};
+use semver::Version;
+
+use crate::format::PermissionRef;
+use crate::{Progress, RegistryError};
+
+/// The most an artifact may expand to (64 MiB).
+pub const MAX_UNPACKED_BYTES: u64 = 64 * 1024 * 1024;
+const MAX_ENTRIES: usize = 10_000;
+
+/// A skill that was installed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Installed {
+    /// Its name.
+    pub name: String,
+    /// Its version.
+    pub version: Version,
+    /// Where it is now (`<dest_dir>/<name>`).
+    pub dir: PathBuf,
+    /// Hex SHA-256 of the unsigned component.
+    pub digest: String,
+    /// What it may do, from its manifest.
+    pub permissions: Vec<PermissionRef>,
+}
+
+/// The permissions a manifest declares, each scoped by its `exec`, `hosts`
+/// or `env` entries (one record per scope), sorted.
+pub fn manifest_permissions(m: &Manifest) -> Vec<PermissionRef> {
+    let mut out = Vec::new();
+    for p in &m.permissions {
+        let scopes: Vec<String> = match p {
+            Permission::ShellExec => m.exec.clone(),
+            Permission::NetFetch => m.hosts.iter().map(|h| h.to_string()).collect(),
+            Permission::EnvRead | Permission::EnvWrite => m.env.clone(),
+            _ => Vec::new(),
+        };
+        if scopes.is_empty() {
+            out.push(PermissionRef {
+                permission: p.as_str().to_string(),
+                scope: None,
+            });
+        } else {
+            for s in scopes {
+                out.push(PermissionRef {
+                    permission: p.as_str().to_string(),
+                    scope: Some(s),
+                });
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Every file a manifest names, relative to its directory: SKILL.yaml, the
+/// component, prompt and context files, tool schemas, security and wiki files.
+pub(crate) fn named_files(m: &Manifest) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = vec![PathBuf::from(agent_manifest::MANIFEST_FILE)];
+    if let Some(i) = &m.implementation {
+        v.push(i.component.clone());
+    }
+    if let Some(p) = &m.prompt {
+        v.extend(p.system_prompt_file.clone());
+        v.extend(p.context_files.iter().cloned());
+    }
+    v.extend(m.tools.iter().filter_map(|t| t.input_schema_file.clone()));
+    if let Some(s) = &m.security_rules {
+        v.extend(s.sast_rules_file.clone());
+        v.extend(s.overrides_file.clone());
+    }
+    if let Some(w) = &m.wiki {
+        v.extend(w.sections.iter().filter_map(|s| s.template.clone()));
+        v.extend(w.diagrams.iter().map(|d| d.template.clone()));
+    }
+    let mut out: Vec<PathBuf> = v
+        .into_iter()
+        .map(|p| {
+            p.components()
+                .filter(|c| matches!(c, Component::Normal(_)))
+                .collect::<PathBuf>()
+        })
+        .filter(|p| !p.as_os_str().is_empty())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// A staging directory inside `dest_dir`, removed on drop unless committed.
+pub(crate) struct Staging {
+    dir: Option<tempfile::TempDir>,
+    created_dest: Option<PathBuf>,
+}
+
+impl Staging {
+    pub(crate) fn new(dest_dir: &Path) -> Result<Staging, RegistryError> {
+        let created_dest = if dest_dir.exists() {
+            None
+        } else {
+            std::fs::create_dir_all(dest_dir).map_err(|e| RegistryError::io(dest_dir, e))?;
+            Some(dest_dir.to_path_buf())
+        };
+        let dir = tempfile::Builder::new()
+            .prefix(".agent-staging-")
+            .tempdir_in(dest_dir)
+            .map_err(|e| RegistryError::io(dest_dir, e))?;
+        Ok(Staging {
+            dir: Some(dir),
+            created_dest,
+        })
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        self.dir.as_ref().map(|d| d.path()).unwrap_or(Path::new(""))
+    }
+
+    /// Renames the staged tree to `dest_dir/name`, replacing an existing
+    /// install (moved aside first and restored if the rename fails).
+    pub(crate) fn commit(mut self, dest_dir: &Path, name: &str) -> Result<PathBuf, RegistryError> {
+        let staged = self.path().to_path_buf();
+        let target = dest_dir.join(name);
+        let old = if std::fs::symlink_metadata(&target).is_ok() {
+            let aside = dest_dir.join(format!(".agent-old-{name}-{}", std::process::id()));
+            if std::fs::symlink_metadata(&aside).is_ok() {
+                remove_any(&aside)?;
+            }
+            std::fs::rename(&target, &aside).map_err(|e| RegistryError::io(&target, e))?;
+            Some(aside)
+        } else {
+            None
+        };
+        if let Err(e) = std::fs::rename(&staged, &target) {
+            if let Some(aside) = &old {
+                let _ = std::fs::rename(aside, &target);
+            }
+            return Err(RegistryError::io(&target, e));
+        }
+        if let Some(dir) = self.dir.take() {
+            let _ = dir.keep();
+        }
+        self.created_dest = None;
+        if let Some(aside) = old {
+            let _ = remove_any(&aside);
+        }
+        Ok(target)
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        drop(self.dir.take());
+        if let Some(d) = &self.created_dest {
+            let _ = std::fs::remove_dir(d);
+        }
+    }
+}
+
+fn remove_any(p: &Path) -> Result<(), RegistryError> {
+    let meta = std::fs::symlink_metadata(p).map_err(|e| RegistryError::io(p, e))?;
+    if meta.is_dir() {
+        std::fs::remove_dir_all(p).map_err(|e| RegistryError::io(p, e))
+    } else {
+        std::fs::remove_file(p).map_err(|e| RegistryError::io(p, e))
+    }
+}
+
+/// Extracts a `.tar.gz` into `dir`, refusing `..`, absolute paths, links,
+/// devices and more than [`MAX_UNPACKED_BYTES`].
+pub(crate) fn extract(
+    archive: &[u8],
+    dir: &Path,
+    artifact: &str,
+    progress: &dyn Progress,
+) -> Result<(), RegistryError> {
+    let bad = |entry: &str, why: &str| RegistryError::UnsafePath {
+        file: artifact.to_string(),
+        field: format!("entry `{entry}`"),
+        message: format!("{why}; the artifact is unsafe, refusing it"),
+    };
+    let io = |e: std::io::Error| {
+        RegistryError::format(artifact, None, format!("not a valid .tar.gz: {e}"))
+    };
+    progress.start(&format!("extract {artifact}"), Some(archive.len() as u64));
+    let mut tar = tar::Archive::new(flate2::read::GzDecoder::new(archive));
+    let mut total: u64 = 0;
+    for (count, entry) in tar.entries().map_err(io)?.enumerate() {
+        let mut entry = entry.map_err(io)?;
+        if count >= MAX_ENTRIES {
+            return Err(RegistryError::TooLarge {
+                file: artifact.into(),
+                message: format!("more than {MAX_ENTRIES} entries"),
+            });
+        }
+        let raw = String::from_utf8_lossy(&entry.path_bytes()).to_string();
+        let kind = entry.header().entry_type();
+        if !(kind.is_file() || kind.is_dir()) {
+            return Err(bad(
+                &raw,
+                &format!(
+                    "is a {kind:?} entry (only regular files and directories are allowed; links and devices are refused)"
+                ),
+            ));
+        }
+        if raw.starts_with('/') || raw.contains('\\') || raw.contains(':') {
+            return Err(bad(&raw, "has an absolute path"));
+        }
+        let mut rel = PathBuf::new();
+        for part in raw.split('/') {
+            match part {
+                "" | "." => {}
+                ".." => {
+                    return Err(bad(
+                        &raw,
+                        "contains `..` and would leave the skill directory",
+                    ));
+                }
+                p => rel.push(p),
+            }
+        }
+        if rel.as_os_str().is_empty() {
+            continue;
+        }
+        let out = dir.join(&rel);
+        if kind.is_dir() {
+            std::fs::create_dir_all(&out).map_err(|e| RegistryError::io(&out, e))?;
+            continue;
+        }
+        if let Some(parent) = out.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| RegistryError::io(parent, e))?;
+        }
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&out)
+            .map_err(|e| RegistryError::io(&out, e))?;
+        let remaining = MAX_UNPACKED_BYTES - total;
+        let n = std::io::copy(&mut (&mut entry).take(remaining + 1), &mut file).map_err(io)?;
+        total += n;
+        if total > MAX_UNPACKED_BYTES {
+            return Err(RegistryError::TooLarge {
+                file: artifact.into(),
+                message: format!("unpacks to more than {MAX_UNPACKED_BYTES} bytes"),
+            });
+        }
+        progress.advance(n);
+    }
+    progress.finish(&format!("extract {artifact}"));
+    Ok(())
+}
+
+/// What the staged skill must be (from the index), when installing from one.
+pub(crate) struct Expected<'a> {
+    pub rec: &'a crate::VersionRecord,
+    pub versions_file: &'a str,
+    /// The component key from the index's `keys/`.
+    pub key: PublicKey,
+}
+
+/// Verifies a staged skill: manifest, component signature by a trusted key
+/// and, when `expected` is given, that everything matches the index.
+/// Returns the manifest and the component's hex digest (empty when unsigned
+/// and allowed).
+pub(crate) fn check_staged(
+    dir: &Path,
+    expected: Option<&Expected<'_>>,
+    trust: &TrustStore,
+    allow_unsigned: bool,
+) -> Result<(Manifest, String), RegistryError> {
+    let manifest = Manifest::load_dir(dir)?;
+    let mismatch =
+        |field: &str, expected: String, found: String, e: &Expected<'_>| RegistryError::Mismatch {
+            field: field.into(),
+            expected,
+            found,
+            recorded_in: e.versions_file.to_string(),
+        };
+    if let Some(e) = expected {
+        if manifest.name != e.rec.name {
+            return Err(mismatch(
+                "SKILL.yaml field `name`",
+                e.rec.name.clone(),
+                manifest.name.clone(),
+                e,
+            ));
+        }
+        if manifest.version != e.rec.version {
+            return Err(mismatch(
+                "SKILL.yaml field `version`",
+                e.rec.version.to_string(),
+                manifest.version.to_string(),
+                e,
+            ));
+        }
+        let perms = manifest_permissions(&manifest);
+        if perms != e.rec.permissions {
+            let show = |v: &[PermissionRef]| {
+                v.iter()
+                    .map(|p| match &p.scope {
+                        Some(s) => format!("{}({s})", p.permission),
+                        None => p.permission.clone(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            return Err(mismatch(
+                "SKILL.yaml field `permissions`",
+                show(&e.rec.permissions),
+                show(&perms),
+                e,
+            ));
+        }
+    }
+    let Some(component) = manifest.component_path(dir) else {
+        return Err(RegistryError::format(
+            "SKILL.yaml",
+            Some("implementation.component"),
+            "missing: a skill installed this way needs a signed component",
+        ));
+    };
+    let comp_name = manifest
+        .implementation
+        .as_ref()
+        .map(|i| i.component.display().to_string())
+        .unwrap_or_default();
+    let bytes = std::fs::read(&component).map_err(|e| RegistryError::io(&component, e))?;
+    let split = agent_trust::split(&bytes).map_err(|source| RegistryError::Trust {
+        file: comp_name.clone(),
+        source,
+    })?;
+    let digest = hex::encode(agent_trust::sha256(split.unsigned));
+    if let Some(e) = expected {
+        if digest != e.rec.component.sha256 {
+            return Err(RegistryError::DigestMismatch {
+                file: comp_name,
+                recorded_in: format!("{} (component.sha256)", e.versions_file),
+                expected: e.rec.component.sha256.clone(),
+                found: digest,
+            });
+        }
+        let Some(block) = &split.block else {
+            return Err(RegistryError::Trust {
+                file: comp_name,
+                source: agent_trust::TrustError::Unsigned,
+            });
+        };
+        if block.key != e.key || block.key.id().0 != e.rec.component.key_id {
+            return Err(mismatch(
+                "component signer",
+                e.rec.component.key_id.clone(),
+                block.key.id().0,
+                e,
+            ));
+        }
+        if hex::encode(block.signature) != e.rec.component.signature {
+            return Err(mismatch(
+                "component signature",
+                e.rec.component.signature.clone(),
+                hex::encode(block.signature),
+                e,
+            ));
+        }
+    }
+    if split.block.is_none() && allow_unsigned && expected.is_none() {
+        return Ok((manifest, digest));
+    }
+    agent_trust::verify(&bytes, |k| trust.is_trusted(k)).map_err(|source| {
+        RegistryError::Trust {
+            file: comp_name,
+            source,
+        }
+    })?;
+    Ok((manifest, digest))
+}
+
+/// `agent skill install ./path`: copies the files the manifest in `src`
+/// names into a staging directory in `dest_dir`, verifies the component's
+/// signature by a trusted key (an unsigned component only with
+/// `allow_unsigned`; a signed one is always verified), and renames it to
+/// `dest_dir/<name>` atomically.
+///
+/// # Errors
+/// Manifest, trust, I/O errors; nothing is left behind on failure.
+pub fn install_from_dir(
+    src: &Path,
+    dest_dir: &Path,
+    trust: &TrustStore,
+    allow_unsigned: bool,
+) -> Result<Installed, RegistryError> {
+    let manifest = Manifest::load_dir(src)?;
+    let staging = Staging::new(dest_dir)?;
+    for rel in named_files(&manifest) {
+        let from = src.join(&rel);
+        let meta = std::fs::symlink_metadata(&from).map_err(|e| RegistryError::io(&from, e))?;
+        if !meta.is_file() {
+            return Err(RegistryError::Invalid(format!(
+                "{}: named by SKILL.yaml but not a regular file (symlinks are not copied)",
+                from.display()
+            )));
+        }
+        let to = staging.path().join(&rel);
+        if let Some(p) = to.parent() {
+            std::fs::create_dir_all(p).map_err(|e| RegistryError::io(p, e))?;
+        }
+        std::fs::copy(&from, &to).map_err(|e| RegistryError::io(&from, e))?;
+    }
+    let (manifest, digest) = check_staged(staging.path(), None, trust, allow_unsigned)?;
+    let name = manifest.name.clone();
+    let dir = staging.commit(dest_dir, &name)?;
+    Ok(Installed {
+        permissions: manifest_permissions(&manifest),
+        name,
+        version: manifest.version,
+        dir,
+        digest,
+    })
+}
+
+/// `agent skill install git+URL[#rev]`: clones the skill repository (its
+/// `SKILL.yaml` at the root) into `cache_dir` and installs it like
+/// [`install_from_dir`], requiring a component signed by a trusted key.
+///
+/// # Errors
+/// Git, manifest, trust and I/O errors.
+pub fn install_from_git(
+    url: &str,
+    rev: Option<&str>,
+    cache_dir: &Path,
+    dest_dir: &Path,
+    trust: &TrustStore,
+    progress: &dyn Progress,
+) -> Result<Installed, RegistryError> {
+    let checkout = crate::source::git_checkout(url, rev, cache_dir, progress)?;
+    install_from_dir(&checkout, dest_dir, trust, false)
+}
+
+/// Removes `dest_dir/<name>`.
+///
+/// # Errors
+/// [`RegistryError::NotInstalled`], or an I/O error.
+pub fn remove(dest_dir: &Path, name: &str) -> Result<(), RegistryError> {
+    if !agent_manifest::is_skill_name(name) {
+        return Err(RegistryError::Invalid(format!(
+            "`{name}` is not a valid skill name"
+        )));
+    }
+    let dir = dest_dir.join(name);
+    if std::fs::symlink_metadata(&dir).is_err() {
+        return Err(RegistryError::NotInstalled {
+            name: name.into(),
+            dir: dest_dir.to_path_buf(),
+        });
+    }
+    remove_any(&dir)
+}

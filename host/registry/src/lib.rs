@@ -1,0 +1,25 @@
+//! `agent-registry`: skill indexes — fetching (git, directory, HTTPS),
+//! verifying (a signed, expiring, monotonic snapshot over every index
+//! file, in the spirit of TUF), searching, resolving with rollback checks,
+//! installing atomically, and publishing. The format and the checks are
+//! described in `docs/registry.md`.
+#![deny(missing_docs)]
+
+mod error;
+mod format;
+mod index;
+mod install;
+mod publish;
+mod source;
+
+pub use error::RegistryError;
+pub use format::{
+    ArtifactRef, ComponentRef, INDEX_FORMAT, IndexEntry, PermissionRef, SNAPSHOT_CONTEXT,
+    VersionRecord,
+};
+pub use index::{Index, Seen};
+pub use install::{
+    Installed, MAX_UNPACKED_BYTES, install_from_dir, install_from_git, manifest_permissions, remove,
+};
+pub use publish::{PublishRequest, VerifyReport, init, publish, verify_index};
+pub use source::{IndexSource, MAX_FILE_BYTES, NoProgress, Progress, fetch};
