@@ -595,3 +595,53 @@ fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// The repository's own `registry-index/` (README) is a real signed index: on a fresh clone,
+/// offline, its examples verify, install and run. It fails once the committed snapshot has
+/// expired (2027-11-22), which is the signal to re-sign it (registry-index/README.md).
+#[test]
+fn the_repository_index_installs_its_examples_offline() {
+    let sb = sandbox();
+    let index = workspace().join("registry-index");
+    let key = index.join("keys").join("cad12f3b5cde1a69.pub");
+    ok(&sb.agent(&["keys", "trust", s(&key)]));
+    let verified = ok(&sb.agent(&["registry", "verify", s(&index)]));
+    assert!(!verified.contains("problem"), "{verified}");
+    let found = ok(&sb.agent(&["skill", "search", "hello", "--index", s(&index)]));
+    assert!(
+        found.contains("rust-hello") && found.contains("js-hello"),
+        "{found}"
+    );
+    for name in ["rust-hello", "js-hello"] {
+        ok(&sb.agent(&["skill", "install", name, "--index", s(&index)]));
+    }
+    let greeting = ok(&sb.agent(&[
+        "skill",
+        "call",
+        "rust-hello",
+        "greet",
+        "--input",
+        r#"{"name":"world"}"#,
+    ]));
+    assert!(greeting.contains("Hello, world!"), "{greeting}");
+    let slug = ok(&sb.agent(&[
+        "skill",
+        "call",
+        "js-hello",
+        "slugify",
+        "--input",
+        r#"{"text":"Hello World"}"#,
+    ]));
+    assert!(slug.contains("hello-world"), "{slug}");
+    // Nothing was written into the committed index.
+    let status = Command::new("git")
+        .args(["status", "--porcelain", "--", "registry-index"])
+        .current_dir(workspace())
+        .output()
+        .expect("git status");
+    assert!(
+        String::from_utf8_lossy(&status.stdout).trim().is_empty(),
+        "the index changed: {}",
+        String::from_utf8_lossy(&status.stdout)
+    );
+}

@@ -48,7 +48,7 @@ impl IndexSource {
         };
         let git = if let Some(url) = base.strip_prefix("git+") {
             Some(url)
-        } else if base.starts_with("git://") || base.ends_with(".git") {
+        } else if base.starts_with("git://") || base.ends_with(".git") || is_forge_repo(base) {
             Some(base)
         } else {
             None
@@ -186,13 +186,23 @@ pub(crate) fn short_hash(s: &str) -> String {
     hex::encode(&agent_trust::sha256(s.as_bytes())[..8])
 }
 
-/// Writes `bytes` to a temporary file next to `path` and renames it over.
+/// Writes `bytes` to a temporary file next to `path` and renames it over
+/// (mode 0644).
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RegistryError> {
     let parent = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent).map_err(|e| RegistryError::io(parent, e))?;
     let mut tmp =
         tempfile::NamedTempFile::new_in(parent).map_err(|e| RegistryError::io(parent, e))?;
     std::io::Write::write_all(&mut tmp, bytes).map_err(|e| RegistryError::io(path, e))?;
+    // Index files are public: readable by everyone, like files `git`
+    // checks out (the temporary file starts private).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o644))
+            .map_err(|e| RegistryError::io(path, e))?;
+    }
     tmp.persist(path)
         .map_err(|e| RegistryError::io(path, e.error))?;
     Ok(())
@@ -440,6 +450,17 @@ mod tests {
             IndexSource::parse("http://127.0.0.1:8080/i").expect("http"),
             IndexSource::Https(_)
         ));
+        assert_eq!(
+            IndexSource::parse("https://github.com/aiagent-skills/registry").expect("forge"),
+            IndexSource::Git {
+                url: "https://github.com/aiagent-skills/registry".into(),
+                rev: None
+            }
+        );
+        assert!(matches!(
+            IndexSource::parse("https://github.com/o/r/raw/main").expect("files"),
+            IndexSource::Https(_)
+        ));
         assert!(IndexSource::parse("http://example.com/i").is_err());
         assert!(IndexSource::parse("git+--upload-pack=x").is_err());
         assert!(IndexSource::parse("git+ext::sh -c x").is_err());
@@ -455,4 +476,22 @@ mod tests {
                 .starts_with("git:https://e/x")
         );
     }
+}
+
+/// Whether `url` is a repository page on a git forge
+/// (`https://github.com/OWNER/REPO`, also gitlab.com, codeberg.org and
+/// bitbucket.org): such an index is cloned, as the spec's default
+/// `registry_url` expects, not read as files over HTTPS.
+fn is_forge_repo(url: &str) -> bool {
+    let Some(rest) = url.strip_prefix("https://") else {
+        return false;
+    };
+    let mut parts = rest.trim_end_matches('/').split('/');
+    let host = parts.next().unwrap_or_default();
+    let path: Vec<&str> = parts.collect();
+    matches!(
+        host,
+        "github.com" | "gitlab.com" | "codeberg.org" | "bitbucket.org"
+    ) && path.len() == 2
+        && path.iter().all(|p| !p.is_empty())
 }
