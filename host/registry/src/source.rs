@@ -418,6 +418,24 @@ pub(crate) fn git_checkout(
     Ok(dir)
 }
 
+/// Whether `url` is a repository page on a git forge
+/// (`https://github.com/OWNER/REPO`, also gitlab.com, codeberg.org and
+/// bitbucket.org): such an index is cloned, as the spec's default
+/// `registry_url` expects, not read as files over HTTPS.
+fn is_forge_repo(url: &str) -> bool {
+    let Some(rest) = url.strip_prefix("https://") else {
+        return false;
+    };
+    let mut parts = rest.trim_end_matches('/').split('/');
+    let host = parts.next().unwrap_or_default();
+    let path: Vec<&str> = parts.collect();
+    matches!(
+        host,
+        "github.com" | "gitlab.com" | "codeberg.org" | "bitbucket.org"
+    ) && path.len() == 2
+        && path.iter().all(|p| !p.is_empty())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -476,22 +494,4 @@ mod tests {
                 .starts_with("git:https://e/x")
         );
     }
-}
-
-/// Whether `url` is a repository page on a git forge
-/// (`https://github.com/OWNER/REPO`, also gitlab.com, codeberg.org and
-/// bitbucket.org): such an index is cloned, as the spec's default
-/// `registry_url` expects, not read as files over HTTPS.
-fn is_forge_repo(url: &str) -> bool {
-    let Some(rest) = url.strip_prefix("https://") else {
-        return false;
-    };
-    let mut parts = rest.trim_end_matches('/').split('/');
-    let host = parts.next().unwrap_or_default();
-    let path: Vec<&str> = parts.collect();
-    matches!(
-        host,
-        "github.com" | "gitlab.com" | "codeberg.org" | "bitbucket.org"
-    ) && path.len() == 2
-        && path.iter().all(|p| !p.is_empty())
 }
