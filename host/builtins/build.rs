@@ -11,6 +11,7 @@ use std::process::Command;
 const BUILTINS: &[(&str, &str, &str)] = &[
     ("core-tools", "core-tools", "core_tools"),
     ("git", "git-skill", "git_skill"),
+    ("security-base", "security-base", "security_base"),
 ];
 
 fn main() {

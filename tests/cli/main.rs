@@ -681,6 +681,12 @@ mod skills;
 // The skill registry: publish, git-served index, install/update/remove, refused attacks.
 mod registry;
 
+// `agent security-audit`: fixture repositories with exact findings, thresholds, schemas.
+mod security;
+
+// The interactive interface in tmux: prompt, approval dialogs, answer, edited file.
+mod tui;
+
 #[test]
 fn git_skill_reads_and_commits_through_the_typed_imports() {
     let sb = sandbox();

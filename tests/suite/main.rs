@@ -13,4 +13,5 @@ mod prompts;
 mod providers;
 mod sandbox;
 mod signatures;
+mod syntax;
 mod workflows;

@@ -36,6 +36,7 @@ pub struct App {
     grants: Option<Arc<GrantsAuthorizer>>,
     runtime: Option<Arc<Runtime>>,
     config: Option<Arc<Config>>,
+    approver: Option<Arc<dyn Approver>>,
 }
 
 impl App {
@@ -66,6 +67,7 @@ impl App {
             grants: None,
             runtime: None,
             config: None,
+            approver: None,
         })
     }
 
@@ -108,6 +110,12 @@ impl App {
         Ok(list)
     }
 
+    /// Who asks the user in interactive sessions (default: a prompt on the
+    /// terminal); the TUI sets its dialog. Takes effect if set before [`App::grants`].
+    pub fn set_approver(&mut self, approver: Arc<dyn Approver>) {
+        self.approver = Some(approver);
+    }
+
     /// The grant decision point: interactive (stored grants, then ask) or
     /// not (flags and allowlist files only).
     pub fn grants(&mut self) -> Result<Arc<GrantsAuthorizer>> {
@@ -122,7 +130,11 @@ impl App {
         let config = self.config()?;
         let grants = if self.interactive {
             let store = self.store()?;
-            let mut g = Grants::interactive(store, Arc::new(TerminalApprover), audit)
+            let approver = self
+                .approver
+                .clone()
+                .unwrap_or_else(|| Arc::new(TerminalApprover));
+            let mut g = Grants::interactive(store, approver, audit)
                 .with_auto_approve(config.skills.auto_approve.clone());
             if !allow.is_empty() {
                 g = g.with_allowlist(allow);

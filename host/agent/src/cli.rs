@@ -41,12 +41,33 @@ grants come only from --allow and --capabilities.";
 
 /// agent — an AI coding agent whose every extension is a signed WebAssembly component.
 #[derive(Debug, Parser)]
-#[command(name = "agent", version, about, after_help = AFTER_HELP, propagate_version = true)]
+#[command(
+    name = "agent",
+    version,
+    about,
+    after_help = AFTER_HELP,
+    propagate_version = true,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,
+    /// Without a command: the interactive interface (TUI) in this project.
+    #[command(flatten)]
+    pub tui: TuiArgs,
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
+}
+
+/// `agent` without a command: the interactive interface.
+#[derive(Debug, Clone, Default, Args)]
+pub struct TuiArgs {
+    /// Continue a session in the interface: its id (or a unique prefix); without
+    /// an id, the last session of this project.
+    #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "")]
+    pub resume: Option<String>,
+    #[command(flatten)]
+    pub provider_args: ProviderArgs,
 }
 
 /// Options every command takes.
@@ -114,6 +135,63 @@ pub enum Command {
     /// Create, publish to and check a skill index (a directory, usually a git repository).
     #[command(subcommand)]
     Registry(RegistryCommand),
+    /// Audit a project: secrets, SAST, configuration and dependencies (offline by default).
+    #[command(after_help = SECURITY_AFTER_HELP)]
+    SecurityAudit(SecurityAuditArgs),
+}
+
+const SECURITY_AFTER_HELP: &str = concat!(
+    "Security-rule skills: the built-in security-base always takes part; `--skills NAME` adds an ",
+    "installed security-rule skill, `--skills DIR` one from a directory.\n\n",
+    "Offline by default: advisories come from --osv DIR. --online also asks the OSV API ",
+    "(api.osv.dev), and only when net:fetch is granted with --allow net:fetch ",
+    "(or net:fetch:https://api.osv.dev, or a --capabilities file); otherwise it is a usage error.\n\n",
+    "Thresholds: --fail-on over .security.yaml `ci.fail_on` over config `security.fail_on` ",
+    "(default high); --max-findings over `ci.max_findings`.\n\n",
+    "Exit codes: 0 the findings pass the thresholds · 1 they do not (or the audit failed) · ",
+    "2 usage error (a bad flag value, a bad --diff, a broken .security.yaml or rules file)."
+);
+
+/// `agent security-audit`.
+#[derive(Debug, Args)]
+pub struct SecurityAuditArgs {
+    /// The directory to audit (default: the project directory).
+    #[arg(value_name = "PATH")]
+    pub path: Option<PathBuf>,
+    /// Report format: sarif, json, markdown, github or cyclonedx.
+    #[arg(long, default_value = "markdown", value_name = "FORMAT")]
+    pub output: String,
+    /// Write the report to FILE instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Fail (exit 1) when a finding at or above this severity remains:
+    /// critical, high, medium, low, info, or `none` (never on severity).
+    #[arg(long, value_name = "SEVERITY")]
+    pub fail_on: Option<String>,
+    /// Fail (exit 1) when more findings than N remain.
+    #[arg(long, value_name = "N")]
+    pub max_findings: Option<usize>,
+    /// `full` (every file) or `diff` (files and lines changed in --diff).
+    #[arg(long, value_name = "SCOPE")]
+    pub scope: Option<String>,
+    /// The revisions for diff scope: `BASE..HEAD`.
+    #[arg(long, value_name = "A..B")]
+    pub diff: Option<String>,
+    /// An offline OSV directory (per-ecosystem JSON records or `<Ecosystem>/all.zip`).
+    #[arg(long, value_name = "DIR", alias = "osv-dir")]
+    pub osv: Option<PathBuf>,
+    /// Also query the OSV API (needs --allow net:fetch).
+    #[arg(long)]
+    pub online: bool,
+    /// Another OSV API base URL (a mirror; tests).
+    #[arg(long, value_name = "URL", hide = true)]
+    pub osv_api: Option<String>,
+    /// Worker threads (default: one per core).
+    #[arg(short = 'j', long = "jobs", value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Skip files larger than this many bytes (default 1 MiB).
+    #[arg(long, value_name = "BYTES")]
+    pub max_file_size: Option<u64>,
 }
 
 /// Where the skill index is.

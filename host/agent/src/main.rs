@@ -8,8 +8,10 @@ mod keys_cmd;
 mod registry_cmd;
 mod run_cmd;
 mod scaffold;
+mod security_cmd;
 mod sessions_cmd;
 mod skill_cmd;
+mod tui_cmd;
 mod workflow_cmd;
 
 use std::process::ExitCode;
@@ -36,12 +38,21 @@ fn main() -> ExitCode {
     } else {
         "warn"
     };
+    // The interface owns the terminal: log lines on stderr would tear its
+    // screen, so it logs nothing (`agent run` has the logs).
+    let tui = cli.command.is_none();
     let _ = tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("AGENT_LOG")
                 .unwrap_or_else(|_| filter.into()),
         )
-        .with_writer(std::io::stderr)
+        .with_writer(move || -> Box<dyn std::io::Write> {
+            if tui {
+                Box::new(std::io::sink())
+            } else {
+                Box::new(std::io::stderr())
+            }
+        })
         .without_time()
         .try_init();
 
@@ -71,7 +82,10 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<u8> {
     let mut app = app::App::new(cli.global)?;
-    match cli.command {
+    let Some(command) = cli.command else {
+        return tui_cmd::run(&mut app, cli.tui);
+    };
+    match command {
         Command::Skill(cmd) => skill_cmd::run(&mut app, cmd),
         Command::Keys(cmd) => keys_cmd::keys(&mut app, cmd),
         Command::Audit(cmd) => keys_cmd::audit(&mut app, cmd),
@@ -80,5 +94,6 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Sessions(cmd) => sessions_cmd::run(&mut app, cmd),
         Command::Workflow(cmd) => workflow_cmd::run(&mut app, cmd),
         Command::Registry(cmd) => registry_cmd::registry(&mut app, cmd),
+        Command::SecurityAudit(args) => security_cmd::run(&mut app, args),
     }
 }

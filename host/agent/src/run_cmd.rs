@@ -303,7 +303,7 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
     app.report_denials();
     Ok(match outcome.stop {
         StopKind::EndTurn => exit::OK,
-        StopKind::MaxTurns | StopKind::Timeout => {
+        StopKind::MaxTurns | StopKind::Timeout | StopKind::Cancelled => {
             let why = if outcome.stop == StopKind::MaxTurns {
                 format!("the turn limit ({turn_limit}) was reached")
             } else {

@@ -28,6 +28,11 @@ const BUILTINS: &[Builtin] = &[
         manifest: include_str!("../../../builtin-skills/git/SKILL.yaml"),
         component: include_bytes!(concat!(env!("OUT_DIR"), "/git_skill.wasm")),
     },
+    Builtin {
+        name: "security-base",
+        manifest: include_str!("../../../builtin-skills/security-base/SKILL.yaml"),
+        component: include_bytes!(concat!(env!("OUT_DIR"), "/security_base.wasm")),
+    },
 ];
 
 /// Every built-in skill.

@@ -14,6 +14,8 @@ pub enum StopKind {
     MaxTurns,
     /// The wall-clock limit was reached.
     Timeout,
+    /// The run was cancelled through [`crate::Agent::cancel`].
+    Cancelled,
 }
 
 /// One thing that happened in a run, in order.

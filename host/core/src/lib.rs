@@ -276,6 +276,10 @@ pub struct Agent<'a> {
     pub format: String,
     /// Usage of skills' own model requests, added to the run's.
     pub skill_usage: Option<Arc<SkillUsage>>,
+    /// Cancels the run from outside (the TUI's Esc): the model request in
+    /// flight is aborted, tool calls not yet started are not run, and the
+    /// run ends with [`StopKind::Cancelled`]. `None`: not cancellable.
+    pub cancel: Option<CancellationToken>,
 }
 
 impl<'a> Agent<'a> {
@@ -312,6 +316,7 @@ impl<'a> Agent<'a> {
             mode: "headless".to_string(),
             format: "text".to_string(),
             skill_usage: None,
+            cancel: None,
         }
     }
 
@@ -696,8 +701,12 @@ impl Agent<'_> {
                     .unwrap_or_else(|_| serde_json::json!({"type": "object"})),
             })
             .collect();
-        let cancel = CancellationToken::new();
+        let cancel = self.cancel.clone().unwrap_or_default();
         let result = loop {
+            if cancel.is_cancelled() {
+                out.stop = StopKind::Cancelled;
+                break Ok(());
+            }
             if out.turns >= limits.max_turns {
                 out.stop = StopKind::MaxTurns;
                 break Ok(());
@@ -764,6 +773,10 @@ impl Agent<'_> {
                     out.stop = StopKind::Timeout;
                     break Ok(());
                 }
+                Ok(Err(ProviderError::Cancelled)) if cancel.is_cancelled() => {
+                    out.stop = StopKind::Cancelled;
+                    break Ok(());
+                }
                 Ok(Err(e)) => break Err(AgentError::Provider(e)),
                 Ok(Ok(c)) => c,
             };
@@ -812,6 +825,8 @@ impl Agent<'_> {
             for (id, name, input) in calls {
                 let r = if timed_out {
                     CallResult::error("not run: the run's time limit was reached".into(), "")
+                } else if cancel.is_cancelled() {
+                    CallResult::error("not run: the user cancelled the turn".into(), "")
                 } else {
                     match tokio::time::timeout_at(
                         deadline,
@@ -908,7 +923,9 @@ impl Agent<'_> {
             .await;
         let status = match out.stop {
             StopKind::EndTurn => SessionStatus::Completed,
-            StopKind::MaxTurns | StopKind::Timeout => SessionStatus::Interrupted,
+            StopKind::MaxTurns | StopKind::Timeout | StopKind::Cancelled => {
+                SessionStatus::Interrupted
+            }
         };
         em.flush();
         finish_session(session.as_ref(), &out, status, &mut em);
@@ -1313,6 +1330,66 @@ mod tests {
             .unwrap();
         let reqs = requests.lock().unwrap().clone();
         (reqs, events, out)
+    }
+
+    /// Streams nothing until the run is cancelled.
+    struct Hanging;
+
+    impl Provider for Hanging {
+        fn name(&self) -> &str {
+            "hanging"
+        }
+
+        fn stream<'a>(
+            &'a self,
+            _req: &'a Request,
+            cancel: &'a CancellationToken,
+            _on_event: &'a mut EventSink<'a>,
+        ) -> BoxFuture<'a, Result<Completion, ProviderError>> {
+            Box::pin(async move {
+                cancel.cancelled().await;
+                Err(ProviderError::Cancelled)
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn cancelling_stops_the_request_in_flight() {
+        let dir = tempfile::tempdir().unwrap();
+        let runtime = Runtime::new(None, Limits::default()).unwrap();
+        let ctx = Arc::new(CallContext::new(dir.path(), "interactive", Arc::new(DenyAll)).unwrap());
+        let mut agent = Agent::new(
+            Arc::new(Hanging),
+            "",
+            &runtime,
+            ctx,
+            &[],
+            &NoGate,
+            "sys".into(),
+            RunLimits {
+                max_turns: 3,
+                timeout: Duration::from_secs(30),
+            },
+        );
+        let cancel = CancellationToken::new();
+        agent.cancel = Some(cancel.clone());
+        let canceller = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            cancel.cancel();
+        });
+        let mut events = Vec::new();
+        let mut sink = |e: &AgentEvent| events.push(e.clone());
+        let out = agent.run(Vec::new(), "go", None, &mut sink).await.unwrap();
+        canceller.await.unwrap();
+        assert_eq!(out.stop, StopKind::Cancelled);
+        assert_eq!(out.turns, 1);
+        assert!(matches!(
+            events.last(),
+            Some(AgentEvent::Final {
+                stop: StopKind::Cancelled,
+                ..
+            })
+        ));
     }
 
     #[tokio::test]

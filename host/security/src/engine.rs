@@ -1,0 +1,841 @@
+//! Orchestration: walk, scanner skills in parallel (one instance per worker
+//! per skill), declarative rules, dependency audit, then allowlist,
+//! overrides, dedup, diff scope and the verdict.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use agent_runtime::{
+    CallContext, CallError, ExportKind, FileIntent, Origin, Runtime, ScanTarget, ScannerSpec,
+    Skill, SkillInstance,
+};
+use anyhow::{Context, bail};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use serde::{Deserialize, Serialize};
+
+use crate::config::SecurityConfig;
+use crate::deps::{AdvisorySources, DependencyVulnerability, audit_dependencies};
+use crate::diff::{DiffScope, diff_scope};
+use crate::finding::{Finding, Severity};
+use crate::post::{Thresholds, Verdict, apply_allowlist, apply_overrides, dedup, evaluate};
+use crate::rules::RuleSet;
+use crate::walk::{SkipReason, Skipped, WalkOptions, WalkedFile, read_text, walk};
+
+/// Which files and lines are audited.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Scope {
+    /// Every file.
+    #[default]
+    Full,
+    /// Files changed between `base` and `head`; findings on changed lines only.
+    Diff {
+        /// The older revision.
+        base: String,
+        /// The newer revision.
+        head: String,
+    },
+}
+
+/// What to audit and how.
+#[derive(Debug, Clone)]
+pub struct AuditOptions {
+    /// The project root.
+    pub root: PathBuf,
+    /// Full or diff scope.
+    pub scope: Scope,
+    /// Security-rule skills to use besides the built-ins; empty: every
+    /// security-rule skill passed to [`audit`].
+    pub skills: Vec<String>,
+    /// An offline OSV directory.
+    pub osv_dir: Option<PathBuf>,
+    /// Ask the OSV API too (needs network).
+    pub online: bool,
+    /// Another OSV API base URL (tests, mirrors).
+    pub osv_api_base: Option<String>,
+    /// Skip files larger than this.
+    pub max_file_bytes: u64,
+    /// Worker threads (0: one per core).
+    pub jobs: usize,
+    /// The project rules file; `None`: `<root>/.security.yaml` when present.
+    pub rules_file: Option<PathBuf>,
+    /// `--fail-on` from the command line.
+    pub fail_on: Option<Severity>,
+    /// `security.fail_on` from `config.toml`.
+    pub config_fail_on: Option<Severity>,
+    /// `--max-findings` from the command line.
+    pub max_findings: Option<usize>,
+}
+
+impl AuditOptions {
+    /// Defaults for `root`: full scope, offline, 1 MiB files, all cores.
+    pub fn new(root: impl Into<PathBuf>) -> AuditOptions {
+        AuditOptions {
+            root: root.into(),
+            scope: Scope::Full,
+            skills: Vec::new(),
+            osv_dir: None,
+            online: false,
+            osv_api_base: None,
+            max_file_bytes: crate::walk::DEFAULT_MAX_FILE_BYTES,
+            jobs: 0,
+            rules_file: None,
+            fail_on: None,
+            config_fail_on: None,
+            max_findings: None,
+        }
+    }
+}
+
+/// Time and counts of one scanner.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ScannerStats {
+    /// `<skill>/<scanner>`, `rules`, `<skill>/rules` or `deps`.
+    pub name: String,
+    /// Files handed to it.
+    pub files: usize,
+    /// Findings it reported (before dedup).
+    pub findings: usize,
+    /// Errors on files.
+    pub errors: usize,
+    /// Time spent in it, summed over workers, milliseconds.
+    pub millis: u64,
+}
+
+/// Numbers about the audit.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Stats {
+    /// Files scanned.
+    pub files_scanned: usize,
+    /// Files skipped (size, binary, unreadable).
+    pub files_skipped: usize,
+    /// Lines in the files scanned.
+    pub lines: usize,
+    /// Lockfiles parsed.
+    pub lockfiles: usize,
+    /// Wall time, milliseconds.
+    pub duration_ms: u64,
+    /// Worker threads used.
+    pub workers: usize,
+    /// Per scanner, sorted by name.
+    pub scanners: Vec<ScannerStats>,
+}
+
+/// A scanner that failed on a file (or a skill that failed to start).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScanError {
+    /// The scanner (or skill).
+    pub scanner: String,
+    /// The file, when the failure is about one.
+    pub file: Option<String>,
+    /// What happened.
+    pub message: String,
+}
+
+/// A scanner that took part.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScannerInfo {
+    /// `<skill>/<scanner>`.
+    pub name: String,
+    /// Its skill.
+    pub skill: String,
+    /// What it looks for.
+    pub description: String,
+}
+
+/// Everything an audit produced.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AuditReport {
+    /// The tool name and version.
+    pub tool: String,
+    /// Its version.
+    pub version: String,
+    /// The project root as given.
+    pub root: String,
+    /// The scope.
+    pub scope: Scope,
+    /// When the audit started (RFC 3339, UTC).
+    pub started_at: String,
+    /// Deduplicated findings, sorted (severity, file, line, rule).
+    pub findings: Vec<Finding>,
+    /// Dependencies found in lockfiles (for the SBOM).
+    pub packages: Vec<agent_deps::Package>,
+    /// Advisory matches (for the SBOM).
+    pub vulnerabilities: Vec<DependencyVulnerability>,
+    /// Scanners that ran.
+    pub scanners: Vec<ScannerInfo>,
+    /// Numbers.
+    pub stats: Stats,
+    /// Non-fatal problems.
+    pub errors: Vec<ScanError>,
+    /// Files skipped and why.
+    pub skipped: Vec<Skipped>,
+    /// The thresholds applied.
+    pub thresholds: Thresholds,
+    /// The outcome.
+    pub verdict: Verdict,
+}
+
+impl AuditReport {
+    /// An empty report (for writers' tests and callers building their own).
+    pub fn empty(root: &str) -> AuditReport {
+        AuditReport {
+            tool: "agent".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            root: root.into(),
+            scope: Scope::Full,
+            started_at: "1970-01-01T00:00:00Z".into(),
+            findings: Vec::new(),
+            packages: Vec::new(),
+            vulnerabilities: Vec::new(),
+            scanners: Vec::new(),
+            stats: Stats::default(),
+            errors: Vec::new(),
+            skipped: Vec::new(),
+            thresholds: Thresholds::default(),
+            verdict: Verdict::default(),
+        }
+    }
+
+    /// Counts per severity.
+    pub fn counts(&self) -> BTreeMap<Severity, usize> {
+        crate::post::counts(&self.findings)
+    }
+}
+
+/// A scanner of a skill, ready to match files.
+struct ScannerEntry {
+    skill: usize,
+    name: String,
+    full: String,
+    patterns: Option<GlobSet>,
+    languages: Vec<String>,
+}
+
+impl ScannerEntry {
+    fn wants(&self, path: &str, language: Option<&str>) -> bool {
+        if !self.languages.is_empty() {
+            let Some(lang) = language else { return false };
+            if !self
+                .languages
+                .iter()
+                .any(|l| l == lang || (l == "typescript" && lang == "tsx"))
+            {
+                return false;
+            }
+        }
+        self.patterns.as_ref().is_none_or(|p| p.is_match(path))
+    }
+}
+
+fn scanner_globs(patterns: &[String]) -> Result<Option<GlobSet>, globset::Error> {
+    if patterns.is_empty() {
+        return Ok(None);
+    }
+    let mut b = GlobSetBuilder::new();
+    for p in patterns {
+        let p = p.trim_start_matches("./");
+        let g = |s: &str| GlobBuilder::new(s).literal_separator(true).build();
+        b.add(g(p)?);
+        if !p.contains('/') {
+            b.add(g(&format!("**/{p}"))?);
+        }
+    }
+    Ok(Some(b.build()?))
+}
+
+#[derive(Default)]
+struct WorkerOut {
+    findings: Vec<Finding>,
+    errors: Vec<ScanError>,
+    skipped: Vec<Skipped>,
+    scanned: usize,
+    lines: usize,
+    stats: HashMap<String, ScannerStats>,
+}
+
+impl WorkerOut {
+    fn stat(&mut self, name: &str) -> &mut ScannerStats {
+        self.stats
+            .entry(name.to_string())
+            .or_insert_with(|| ScannerStats {
+                name: name.to_string(),
+                ..ScannerStats::default()
+            })
+    }
+}
+
+/// How often a worker re-creates an instance of a skill after failures
+/// before giving up on that skill for the rest of its files.
+const MAX_RESTARTS: usize = 8;
+
+/// Instances the workers may hold at once (the runtime's pool has 64).
+const MAX_LIVE_INSTANCES: usize = 48;
+
+/// Returns the security-rule skills the audit uses: every skill that
+/// exports scanners or has a rules file, limited to the built-ins plus
+/// `wanted` when `wanted` is not empty.
+///
+/// # Errors
+/// A name in `wanted` that is not a loaded security-rule skill.
+pub fn select_skills<'s>(skills: &'s [Skill], wanted: &[String]) -> anyhow::Result<Vec<&'s Skill>> {
+    let is_security = |s: &Skill| {
+        s.exports(ExportKind::Scanner)
+            || s.manifest
+                .security_rules
+                .as_ref()
+                .is_some_and(|r| r.sast_rules_file.is_some())
+    };
+    for w in wanted {
+        match skills.iter().find(|s| s.name() == w) {
+            None => bail!("--skills {w}: no such skill is installed or loaded"),
+            Some(s) if !is_security(s) => {
+                bail!("--skills {w}: not a security-rule skill (no scanners, no rules file)")
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(skills
+        .iter()
+        .filter(|s| is_security(s))
+        .filter(|s| {
+            wanted.is_empty() || s.origin == Origin::Builtin || wanted.iter().any(|w| w == s.name())
+        })
+        .collect())
+}
+
+/// Loads the project rules and every selected skill's `sast_rules_file`
+/// (and `overrides_file`).
+///
+/// # Errors
+/// A rule file that does not parse (the error names file, line and field).
+pub fn load_rules(
+    opts: &AuditOptions,
+    skills: &[&Skill],
+) -> anyhow::Result<(SecurityConfig, RuleSet)> {
+    let mut project = match &opts.rules_file {
+        Some(p) => SecurityConfig::load(p)?,
+        None => SecurityConfig::load_project(&opts.root)?.unwrap_or_default(),
+    };
+    let mut rules = RuleSet::new();
+    rules
+        .add(&project.rules, None)
+        .map_err(anyhow::Error::msg)?;
+    for s in skills {
+        let Some(sr) = &s.manifest.security_rules else {
+            continue;
+        };
+        let Some(dir) = &s.dir else { continue };
+        if let Some(file) = &sr.sast_rules_file {
+            let cfg = SecurityConfig::load(&dir.join(file))?;
+            rules
+                .add(&cfg.rules, Some(s.name()))
+                .map_err(anyhow::Error::msg)?;
+        }
+        if let Some(file) = &sr.overrides_file {
+            let cfg = SecurityConfig::load(&dir.join(file))?;
+            // The project's own overrides come last and so win.
+            let mut overrides = cfg.overrides;
+            overrides.append(&mut project.overrides);
+            project.overrides = overrides;
+        }
+    }
+    Ok((project, rules))
+}
+
+fn block_on<F: std::future::Future>(rt: &tokio::runtime::Runtime, f: F) -> F::Output {
+    rt.block_on(f)
+}
+
+fn new_rt() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+}
+
+fn call_error_message(e: &CallError) -> String {
+    let s = e.to_string();
+    // Keep reports readable: the first lines of a trap are enough.
+    let mut lines: Vec<&str> = s.lines().take(6).collect();
+    if s.lines().count() > 6 {
+        lines.push("…");
+    }
+    lines.join("\n")
+}
+
+/// Lists the scanners of each skill (one instance per skill).
+fn list_scanners(
+    runtime: &Runtime,
+    ctx: &Arc<CallContext>,
+    skills: &[&Skill],
+    errors: &mut Vec<ScanError>,
+) -> Vec<(ScannerEntry, ScannerSpec)> {
+    let mut out = Vec::new();
+    let found: Vec<(usize, Result<Vec<ScannerSpec>, String>)> = std::thread::scope(|s| {
+        s.spawn(|| {
+            let rt = match new_rt() {
+                Ok(rt) => rt,
+                Err(e) => {
+                    return skills
+                        .iter()
+                        .enumerate()
+                        .map(|(i, _)| (i, Err(format!("starting a runtime: {e}"))))
+                        .collect();
+                }
+            };
+            skills
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.exports(ExportKind::Scanner))
+                .map(|(i, skill)| {
+                    let r = block_on(&rt, async {
+                        let mut inst = runtime
+                            .instantiate_for(skill, ctx, FileIntent::Read)
+                            .await?;
+                        inst.list_scanners().await
+                    });
+                    (i, r.map_err(|e| call_error_message(&e)))
+                })
+                .collect()
+        })
+        .join()
+        .unwrap_or_default()
+    });
+    for (i, r) in found {
+        let skill = skills[i];
+        match r {
+            Err(message) => errors.push(ScanError {
+                scanner: skill.name().to_string(),
+                file: None,
+                message: format!("listing scanners: {message}"),
+            }),
+            Ok(specs) => {
+                for spec in specs {
+                    let full = format!("{}/{}", skill.name(), spec.name);
+                    let patterns = match scanner_globs(&spec.file_patterns) {
+                        Ok(p) => p,
+                        Err(e) => {
+                            errors.push(ScanError {
+                                scanner: full,
+                                file: None,
+                                message: format!("bad file pattern: {e}"),
+                            });
+                            continue;
+                        }
+                    };
+                    out.push((
+                        ScannerEntry {
+                            skill: i,
+                            name: spec.name.clone(),
+                            full,
+                            patterns,
+                            languages: spec
+                                .languages
+                                .iter()
+                                .map(|l| l.to_ascii_lowercase())
+                                .collect(),
+                        },
+                        spec,
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+struct Shared<'a> {
+    runtime: &'a Runtime,
+    ctx: &'a Arc<CallContext>,
+    skills: &'a [&'a Skill],
+    scanners: &'a [ScannerEntry],
+    rules: &'a RuleSet,
+    files: &'a [WalkedFile],
+    max_file_bytes: u64,
+    next: AtomicUsize,
+    done: AtomicUsize,
+    progress: &'a (dyn Fn(usize, usize) + Sync),
+}
+
+fn worker(sh: &Shared<'_>) -> WorkerOut {
+    let mut out = WorkerOut::default();
+    let rt = match new_rt() {
+        Ok(rt) => rt,
+        Err(e) => {
+            out.errors.push(ScanError {
+                scanner: "engine".into(),
+                file: None,
+                message: format!("starting a worker runtime: {e}"),
+            });
+            return out;
+        }
+    };
+    let mut instances: Vec<Option<SkillInstance<'_>>> = sh.skills.iter().map(|_| None).collect();
+    let mut restarts = vec![0usize; sh.skills.len()];
+    let total = sh.files.len();
+    loop {
+        let i = sh.next.fetch_add(1, Ordering::Relaxed);
+        if i >= total {
+            break;
+        }
+        let file = &sh.files[i];
+        scan_file(sh, &rt, file, &mut instances, &mut restarts, &mut out);
+        let done = sh.done.fetch_add(1, Ordering::Relaxed) + 1;
+        (sh.progress)(done, total);
+    }
+    out
+}
+
+fn scan_file<'s>(
+    sh: &Shared<'s>,
+    rt: &tokio::runtime::Runtime,
+    file: &WalkedFile,
+    instances: &mut [Option<SkillInstance<'s>>],
+    restarts: &mut [usize],
+    out: &mut WorkerOut,
+) {
+    let wanted: Vec<&ScannerEntry> = sh
+        .scanners
+        .iter()
+        .filter(|s| s.wants(&file.path, file.language))
+        .collect();
+    let rules_apply = sh.rules.wants(&file.path, file.language);
+    let content = match read_text(&file.abs, sh.max_file_bytes) {
+        Ok(Some(c)) => c,
+        Ok(None) => {
+            out.skipped.push(Skipped {
+                path: file.path.clone(),
+                reason: SkipReason::Binary,
+            });
+            return;
+        }
+        Err(_) => {
+            out.skipped.push(Skipped {
+                path: file.path.clone(),
+                reason: SkipReason::Unreadable,
+            });
+            return;
+        }
+    };
+    out.scanned += 1;
+    out.lines += content.lines().count();
+    if wanted.is_empty() && !rules_apply {
+        return;
+    }
+    let lines: Vec<&str> = content.lines().collect();
+    let line_at = |n: u32| -> Option<&str> {
+        (n as usize)
+            .checked_sub(1)
+            .and_then(|i| lines.get(i).copied())
+    };
+    if rules_apply {
+        let t = Instant::now();
+        let (found, errs) = sh.rules.scan(&file.path, file.language, &content);
+        let elapsed = t.elapsed();
+        // Split the time between project rules and skills' rules by finding
+        // scanner; the rule set as a whole is timed under `rules`.
+        let st = out.stat("rules");
+        st.files += 1;
+        st.findings += found.len();
+        st.errors += errs.len();
+        st.millis += elapsed.as_millis() as u64;
+        for e in errs {
+            out.errors.push(ScanError {
+                scanner: format!("rules/{}", e.rule_id),
+                file: Some(e.file),
+                message: e.message,
+            });
+        }
+        out.findings.extend(found);
+    }
+    if wanted.is_empty() {
+        return;
+    }
+    let target = ScanTarget {
+        path: file.path.clone(),
+        content: content.clone(),
+        language: file.language.map(str::to_string),
+    };
+    for s in wanted {
+        let skill = sh.skills[s.skill];
+        if instances[s.skill].is_none() {
+            if restarts[s.skill] >= MAX_RESTARTS {
+                out.stat(&s.full).errors += 1;
+                out.errors.push(ScanError {
+                    scanner: s.full.clone(),
+                    file: Some(file.path.clone()),
+                    message: "skipped: the skill failed too often in this worker".into(),
+                });
+                continue;
+            }
+            restarts[s.skill] += 1;
+            match block_on(
+                rt,
+                sh.runtime.instantiate_for(skill, sh.ctx, FileIntent::Read),
+            ) {
+                Ok(inst) => instances[s.skill] = Some(inst),
+                Err(e) => {
+                    out.stat(&s.full).errors += 1;
+                    out.errors.push(ScanError {
+                        scanner: s.full.clone(),
+                        file: Some(file.path.clone()),
+                        message: format!("starting the skill: {}", call_error_message(&e)),
+                    });
+                    continue;
+                }
+            }
+        }
+        let Some(inst) = instances[s.skill].as_mut() else {
+            continue;
+        };
+        let t = Instant::now();
+        let r = block_on(rt, inst.scan(&s.name, &target));
+        let elapsed: Duration = t.elapsed();
+        let builtin = skill.origin == Origin::Builtin;
+        match r {
+            Ok(Ok(list)) => {
+                let st = out.stat(&s.full);
+                st.files += 1;
+                st.millis += elapsed.as_millis() as u64;
+                st.findings += list.len();
+                for mut w in list {
+                    // A scanner reports on the file it was handed, nothing else.
+                    w.location.file = file.path.clone();
+                    let line = line_at(w.location.start_line);
+                    out.findings
+                        .push(Finding::from_wit(w, skill.name(), &s.name, builtin, line));
+                }
+            }
+            Ok(Err(e)) => {
+                let st = out.stat(&s.full);
+                st.files += 1;
+                st.errors += 1;
+                st.millis += elapsed.as_millis() as u64;
+                out.errors.push(ScanError {
+                    scanner: s.full.clone(),
+                    file: Some(file.path.clone()),
+                    message: format!("{e:?}"),
+                });
+            }
+            Err(e) => {
+                let st = out.stat(&s.full);
+                st.files += 1;
+                st.errors += 1;
+                st.millis += elapsed.as_millis() as u64;
+                out.errors.push(ScanError {
+                    scanner: s.full.clone(),
+                    file: Some(file.path.clone()),
+                    message: call_error_message(&e),
+                });
+                // A trap poisons the instance: the next file gets a new one.
+                instances[s.skill] = None;
+            }
+        }
+    }
+}
+
+fn now_rfc3339() -> String {
+    time::OffsetDateTime::now_utc()
+        .replace_nanosecond(0)
+        .ok()
+        .and_then(|t| {
+            t.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
+        .unwrap_or_else(|| "1970-01-01T00:00:00Z".into())
+}
+
+/// Runs a security audit of `opts.root`.
+///
+/// `skills` are the loaded skills; the security-rule ones (scanner exports,
+/// rule files) take part (see [`select_skills`]). The work is spread over
+/// `opts.jobs` threads (0: one per core); each thread keeps one instance of
+/// each scanner skill and re-creates it after a trap. A scanner failing on a
+/// file is recorded in [`AuditReport::errors`], never fatal. `progress` is
+/// called with (files done, files total) from the worker threads.
+///
+/// Call it outside of an async context, or through `spawn_blocking`: it
+/// drives the runtime on its own threads.
+///
+/// # Errors
+/// A broken rule file, an unknown `--skills` name, a root that is not a
+/// directory, or git failing in diff scope.
+pub fn audit(
+    runtime: &Runtime,
+    ctx: &Arc<CallContext>,
+    skills: &[Skill],
+    opts: &AuditOptions,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> anyhow::Result<AuditReport> {
+    let started = Instant::now();
+    let started_at = now_rfc3339();
+    let root = &opts.root;
+    if !root.is_dir() {
+        bail!("{}: not a directory", root.display());
+    }
+    let selected = select_skills(skills, &opts.skills)?;
+    let (config, rules) = load_rules(opts, &selected)?;
+
+    let diff: Option<DiffScope> = match &opts.scope {
+        Scope::Full => None,
+        Scope::Diff { base, head } => Some(
+            diff_scope(root, base, head)
+                .with_context(|| format!("computing the diff {base}..{head}"))?,
+        ),
+    };
+    let walk_opts = WalkOptions {
+        max_file_bytes: opts.max_file_bytes,
+        only: diff.as_ref().map(|d| d.files.clone()),
+    };
+    let walked = walk(root, &walk_opts)?;
+
+    let mut errors = Vec::new();
+    let entries = list_scanners(runtime, ctx, &selected, &mut errors);
+    let scanner_infos: Vec<ScannerInfo> = entries
+        .iter()
+        .map(|(e, spec)| ScannerInfo {
+            name: e.full.clone(),
+            skill: selected[e.skill].name().to_string(),
+            description: spec.description.clone(),
+        })
+        .collect();
+    let scanners: Vec<ScannerEntry> = entries.into_iter().map(|(e, _)| e).collect();
+
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut jobs = if opts.jobs == 0 { cores } else { opts.jobs };
+    // Each worker holds one instance per scanner skill; stay well inside
+    // the runtime's instance pool.
+    let per_worker = selected.len().max(1);
+    jobs = jobs
+        .min(MAX_LIVE_INSTANCES / per_worker)
+        .min(walked.files.len())
+        .max(1);
+
+    let shared = Shared {
+        runtime,
+        ctx,
+        skills: &selected,
+        scanners: &scanners,
+        rules: &rules,
+        files: &walked.files,
+        max_file_bytes: opts.max_file_bytes,
+        next: AtomicUsize::new(0),
+        done: AtomicUsize::new(0),
+        progress,
+    };
+    let outs: Vec<WorkerOut> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..jobs).map(|_| s.spawn(|| worker(&shared))).collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| WorkerOut {
+                    errors: vec![ScanError {
+                        scanner: "engine".into(),
+                        file: None,
+                        message: "a scan worker panicked".into(),
+                    }],
+                    ..WorkerOut::default()
+                })
+            })
+            .collect()
+    });
+
+    let mut findings = Vec::new();
+    let mut skipped = walked.skipped.clone();
+    let mut stats = Stats {
+        workers: jobs,
+        ..Stats::default()
+    };
+    let mut per: BTreeMap<String, ScannerStats> = BTreeMap::new();
+    for o in outs {
+        findings.extend(o.findings);
+        errors.extend(o.errors);
+        skipped.extend(o.skipped);
+        stats.files_scanned += o.scanned;
+        stats.lines += o.lines;
+        for (k, v) in o.stats {
+            let e = per.entry(k.clone()).or_insert_with(|| ScannerStats {
+                name: k,
+                ..ScannerStats::default()
+            });
+            e.files += v.files;
+            e.findings += v.findings;
+            e.errors += v.errors;
+            e.millis += v.millis;
+        }
+    }
+
+    // Dependencies.
+    let t = Instant::now();
+    let dep = audit_dependencies(
+        &walked.lockfiles,
+        &AdvisorySources {
+            osv_dir: opts.osv_dir.as_deref(),
+            online: opts.online,
+            api_base: opts.osv_api_base.as_deref(),
+        },
+        &config.banned,
+    );
+    if !walked.lockfiles.is_empty() {
+        per.insert(
+            "deps".into(),
+            ScannerStats {
+                name: "deps".into(),
+                files: walked.lockfiles.len(),
+                findings: dep.findings.len(),
+                errors: dep.errors.len(),
+                millis: t.elapsed().as_millis() as u64,
+            },
+        );
+    }
+    stats.lockfiles = walked.lockfiles.len();
+    findings.extend(dep.findings);
+    for (file, message) in dep.errors {
+        errors.push(ScanError {
+            scanner: "deps".into(),
+            file: Some(file),
+            message,
+        });
+    }
+
+    let findings = apply_allowlist(findings, &config.allowlist);
+    let findings = apply_overrides(findings, &config.overrides);
+    let mut findings = dedup(findings);
+    if let Some(d) = &diff {
+        findings
+            .retain(|f| d.overlaps(&f.location.file, f.location.start_line, f.location.end_line));
+    }
+
+    let thresholds = Thresholds::resolve(
+        opts.fail_on,
+        &config.ci,
+        opts.config_fail_on,
+        opts.max_findings,
+    );
+    let verdict = evaluate(&findings, &thresholds);
+
+    skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    errors.sort_by(|a, b| (&a.file, &a.scanner).cmp(&(&b.file, &b.scanner)));
+    stats.files_skipped = skipped.len();
+    stats.scanners = per.into_values().collect();
+    stats.duration_ms = started.elapsed().as_millis() as u64;
+    Ok(AuditReport {
+        tool: "agent".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        root: root.display().to_string(),
+        scope: opts.scope.clone(),
+        started_at,
+        findings,
+        packages: dep.packages,
+        vulnerabilities: dep.vulnerabilities,
+        scanners: scanner_infos,
+        stats,
+        errors,
+        skipped,
+        thresholds,
+        verdict,
+    })
+}

@@ -1,0 +1,172 @@
+//! The project walk: ignore files (`.gitignore`, `.ignore`), hidden files
+//! skipped (except `.github/`, `.env*` and `.security.yaml`), size and binary
+//! skips, language detection, lockfiles set aside for the dependency audit.
+
+use std::collections::BTreeSet;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// Files larger than this are skipped by default (1 MiB).
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 1024 * 1024;
+
+/// Lockfiles may be larger than source files; this is their cap (64 MiB).
+pub const MAX_LOCKFILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// How many leading bytes are checked for NUL (binary detection).
+pub const BINARY_PROBE: usize = 8 * 1024;
+
+/// Walk settings.
+#[derive(Debug, Clone)]
+pub struct WalkOptions {
+    /// Skip files larger than this.
+    pub max_file_bytes: u64,
+    /// Only these relative paths (diff scope), when set.
+    pub only: Option<BTreeSet<String>>,
+}
+
+impl Default for WalkOptions {
+    fn default() -> WalkOptions {
+        WalkOptions {
+            max_file_bytes: DEFAULT_MAX_FILE_BYTES,
+            only: None,
+        }
+    }
+}
+
+/// One file to scan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalkedFile {
+    /// Relative to the root, `/`-separated.
+    pub path: String,
+    /// Absolute (or root-joined) path on disk.
+    pub abs: PathBuf,
+    /// Size in bytes.
+    pub size: u64,
+    /// The language of its grammar, by extension.
+    pub language: Option<&'static str>,
+}
+
+/// Why a file was not scanned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SkipReason {
+    /// Larger than the size limit.
+    TooLarge,
+    /// Contains NUL in its first 8 KiB, or is not UTF-8.
+    Binary,
+    /// Could not be read.
+    Unreadable,
+}
+
+/// A file not scanned.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Skipped {
+    /// Relative path.
+    pub path: String,
+    /// Why.
+    pub reason: SkipReason,
+}
+
+/// The result of a walk.
+#[derive(Debug, Clone, Default)]
+pub struct Walk {
+    /// Files to scan, sorted by path.
+    pub files: Vec<WalkedFile>,
+    /// Lockfiles (also in `files` when small enough to scan).
+    pub lockfiles: Vec<WalkedFile>,
+    /// Files skipped by size.
+    pub skipped: Vec<Skipped>,
+}
+
+/// Whether a hidden name is still walked.
+fn hidden_allowed(name: &str) -> bool {
+    name == ".github" || name.starts_with(".env") || name == crate::config::SECURITY_FILE
+}
+
+/// Walks `root`.
+///
+/// # Errors
+/// When `root` is not a readable directory.
+pub fn walk(root: &Path, opts: &WalkOptions) -> anyhow::Result<Walk> {
+    if !root.is_dir() {
+        anyhow::bail!("{}: not a directory", root.display());
+    }
+    let mut builder = ignore::WalkBuilder::new(root);
+    builder
+        .hidden(false)
+        .git_ignore(true)
+        .git_global(false)
+        .git_exclude(true)
+        .ignore(true)
+        .parents(false)
+        .require_git(false)
+        .follow_links(false)
+        .filter_entry(|e| {
+            let name = e.file_name().to_string_lossy();
+            e.depth() == 0 || !name.starts_with('.') || hidden_allowed(&name)
+        });
+    let mut out = Walk::default();
+    for entry in builder.build() {
+        let Ok(entry) = entry else { continue };
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let abs = entry.path().to_path_buf();
+        let Ok(rel) = abs.strip_prefix(root) else {
+            continue;
+        };
+        let rel = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        if let Some(only) = &opts.only
+            && !only.contains(&rel)
+        {
+            continue;
+        }
+        let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
+        let file = WalkedFile {
+            language: agent_syntax::language_for_path(&rel),
+            path: rel,
+            abs,
+            size,
+        };
+        if agent_deps::is_lockfile(&file.path) && size <= MAX_LOCKFILE_BYTES {
+            out.lockfiles.push(file.clone());
+        }
+        if size > opts.max_file_bytes {
+            out.skipped.push(Skipped {
+                path: file.path,
+                reason: SkipReason::TooLarge,
+            });
+            continue;
+        }
+        out.files.push(file);
+    }
+    out.files.sort_by(|a, b| a.path.cmp(&b.path));
+    out.lockfiles.sort_by(|a, b| a.path.cmp(&b.path));
+    out.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(out)
+}
+
+/// Reads a file as text: `Ok(None)` when it is binary (NUL in the first
+/// 8 KiB) or not UTF-8.
+///
+/// # Errors
+/// I/O errors.
+pub fn read_text(path: &Path, max: u64) -> std::io::Result<Option<String>> {
+    let mut f = std::fs::File::open(path)?;
+    let mut bytes = Vec::new();
+    f.by_ref().take(max + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(std::io::Error::other("larger than the size limit"));
+    }
+    let probe = &bytes[..bytes.len().min(BINARY_PROBE)];
+    if probe.contains(&0) {
+        return Ok(None);
+    }
+    Ok(String::from_utf8(bytes).ok())
+}

@@ -1,0 +1,304 @@
+//! What a tool that needs approval is about to do, computed on the host from
+//! the tool's input before it runs: a unified diff with line numbers for
+//! core-tools' `edit` and `write_file`, the command line for `exec`.
+
+use std::path::{Component, Path, PathBuf};
+
+use ratatui::text::{Line, Span};
+use serde_json::Value;
+use similar::{ChangeTag, TextDiff};
+
+use crate::theme::{Role, Theme};
+
+/// One line of a diff.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DiffLine {
+    /// `@@ -a,b +c,d @@`.
+    Hunk(String),
+    /// A line in both versions: old and new line numbers.
+    Same(usize, usize, String),
+    /// A removed line: its old line number.
+    Removed(usize, String),
+    /// An added line: its new line number.
+    Added(usize, String),
+}
+
+/// What a tool is about to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Preview {
+    /// A change to a file.
+    Diff {
+        /// The file, as the tool named it.
+        path: String,
+        /// Whether the file does not exist yet.
+        new_file: bool,
+        /// The diff (empty: no change).
+        lines: Vec<DiffLine>,
+    },
+    /// A program to run.
+    Command(String),
+    /// The edit cannot apply (`old` is not in the file, or the file cannot be read).
+    Problem(String),
+    /// Any other tool: its input.
+    Input(String),
+}
+
+/// Resolves a tool's path inside `root` the way core-tools does: relative to
+/// the project, or absolute under `/project`. `None` for escapes.
+fn resolve(root: &Path, path: &str) -> Option<PathBuf> {
+    let rel = path
+        .strip_prefix("/project/")
+        .or_else(|| path.strip_prefix("/project"))
+        .unwrap_or(path);
+    let rel = Path::new(rel);
+    if rel.is_absolute()
+        || rel
+            .components()
+            .any(|c| matches!(c, Component::ParentDir | Component::Prefix(_)))
+    {
+        return None;
+    }
+    Some(root.join(rel))
+}
+
+/// The preview of `tool` (of `skill`) with `input_json`, reading the current
+/// file under `root` for edits and writes.
+pub fn preview(root: &Path, skill: &str, tool: &str, input_json: &str) -> Preview {
+    let input: Value = serde_json::from_str(input_json).unwrap_or(Value::Null);
+    let field = |k: &str| input.get(k).and_then(Value::as_str);
+    if skill == "core-tools" {
+        match tool {
+            "edit" => {
+                if let (Some(path), Some(old), Some(new)) =
+                    (field("path"), field("old"), field("new"))
+                {
+                    let Some(file) = resolve(root, path) else {
+                        return Preview::Problem(format!("{path}: outside the project"));
+                    };
+                    let current = match std::fs::read_to_string(&file) {
+                        Ok(c) => c,
+                        Err(e) => return Preview::Problem(format!("{path}: {e}")),
+                    };
+                    let count = current.matches(old).count();
+                    if count != 1 {
+                        return Preview::Problem(format!(
+                            "{path}: the text to replace occurs {count} times (the edit will fail)"
+                        ));
+                    }
+                    let after = current.replacen(old, new, 1);
+                    return Preview::Diff {
+                        path: path.to_string(),
+                        new_file: false,
+                        lines: unified(&current, &after, 3),
+                    };
+                }
+            }
+            "write_file" => {
+                if let (Some(path), Some(content)) = (field("path"), field("content")) {
+                    let Some(file) = resolve(root, path) else {
+                        return Preview::Problem(format!("{path}: outside the project"));
+                    };
+                    let current = std::fs::read_to_string(&file).ok();
+                    return Preview::Diff {
+                        path: path.to_string(),
+                        new_file: current.is_none(),
+                        lines: unified(current.as_deref().unwrap_or(""), content, 3),
+                    };
+                }
+            }
+            "exec" => {
+                if let Some(program) = field("program") {
+                    let mut line = shell_word(program);
+                    for a in input
+                        .get("args")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                    {
+                        line.push(' ');
+                        line.push_str(&shell_word(a.as_str().unwrap_or_default()));
+                    }
+                    if let Some(cwd) = field("cwd") {
+                        line = format!("(in {cwd}) {line}");
+                    }
+                    return Preview::Command(line);
+                }
+            }
+            _ => {}
+        }
+    }
+    Preview::Input(serde_json::to_string_pretty(&input).unwrap_or_else(|_| input_json.to_string()))
+}
+
+fn shell_word(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// A unified diff of `old` → `new` with `context` lines around changes.
+pub fn unified(old: &str, new: &str, context: usize) -> Vec<DiffLine> {
+    let diff = TextDiff::from_lines(old, new);
+    let mut out = Vec::new();
+    for group in diff.grouped_ops(context) {
+        let (Some(first), Some(last)) = (group.first(), group.last()) else {
+            continue;
+        };
+        let (o0, n0) = (first.old_range().start, first.new_range().start);
+        let (o1, n1) = (last.old_range().end, last.new_range().end);
+        out.push(DiffLine::Hunk(format!(
+            "@@ -{},{} +{},{} @@",
+            o0 + 1,
+            o1 - o0,
+            n0 + 1,
+            n1 - n0
+        )));
+        for op in &group {
+            for change in diff.iter_changes(op) {
+                let text = change.value().trim_end_matches(['\n', '\r']).to_string();
+                match change.tag() {
+                    ChangeTag::Equal => out.push(DiffLine::Same(
+                        change.old_index().unwrap_or(0) + 1,
+                        change.new_index().unwrap_or(0) + 1,
+                        text,
+                    )),
+                    ChangeTag::Delete => {
+                        out.push(DiffLine::Removed(change.old_index().unwrap_or(0) + 1, text));
+                    }
+                    ChangeTag::Insert => {
+                        out.push(DiffLine::Added(change.new_index().unwrap_or(0) + 1, text));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The diff as coloured lines: old and new line numbers, a sign, the text.
+pub fn render_diff(
+    path: &str,
+    new_file: bool,
+    lines: &[DiffLine],
+    theme: Theme,
+) -> Vec<Line<'static>> {
+    let digits = lines
+        .iter()
+        .map(|l| match l {
+            DiffLine::Same(a, b, _) => (*a).max(*b),
+            DiffLine::Removed(a, _) | DiffLine::Added(a, _) => *a,
+            DiffLine::Hunk(_) => 0,
+        })
+        .max()
+        .unwrap_or(0)
+        .to_string()
+        .len();
+    let num = |n: Option<usize>| match n {
+        Some(n) => format!("{n:>digits$}"),
+        None => " ".repeat(digits),
+    };
+    let mut out = vec![
+        Line::from(Span::styled(
+            if new_file {
+                "--- /dev/null".to_string()
+            } else {
+                format!("--- a/{path}")
+            },
+            theme.style(Role::Removed),
+        )),
+        Line::from(Span::styled(
+            format!("+++ b/{path}"),
+            theme.style(Role::Added),
+        )),
+    ];
+    if lines.is_empty() {
+        out.push(Line::from(Span::styled(
+            "(no change)",
+            theme.style(Role::Dim),
+        )));
+    }
+    for l in lines {
+        let (old, new, sign, text, role) = match l {
+            DiffLine::Hunk(h) => {
+                out.push(Line::from(Span::styled(h.clone(), theme.style(Role::Hunk))));
+                continue;
+            }
+            DiffLine::Same(a, b, t) => (Some(*a), Some(*b), ' ', t, Role::Text),
+            DiffLine::Removed(a, t) => (Some(*a), None, '-', t, Role::Removed),
+            DiffLine::Added(b, t) => (None, Some(*b), '+', t, Role::Added),
+        };
+        out.push(Line::from(vec![
+            Span::styled(
+                format!("{} {} │", num(old), num(new)),
+                theme.style(Role::Dim),
+            ),
+            Span::styled(
+                format!("{sign}{}", text.replace('\t', "    ")),
+                theme.style(role),
+            ),
+        ]));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_edit_previews_as_a_numbered_diff() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "one\ntwo\nthree\n").unwrap();
+        let p = preview(
+            dir.path(),
+            "core-tools",
+            "edit",
+            r#"{"path":"a.txt","old":"two","new":"2"}"#,
+        );
+        assert_eq!(
+            p,
+            Preview::Diff {
+                path: "a.txt".into(),
+                new_file: false,
+                lines: vec![
+                    DiffLine::Hunk("@@ -1,3 +1,3 @@".into()),
+                    DiffLine::Same(1, 1, "one".into()),
+                    DiffLine::Removed(2, "two".into()),
+                    DiffLine::Added(2, "2".into()),
+                    DiffLine::Same(3, 3, "three".into()),
+                ]
+            }
+        );
+    }
+
+    #[test]
+    fn a_new_file_and_a_command_and_an_edit_that_cannot_apply() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = preview(
+            dir.path(),
+            "core-tools",
+            "write_file",
+            r#"{"path":"n.txt","content":"x\n"}"#,
+        );
+        assert!(matches!(p, Preview::Diff { new_file: true, ref lines, .. } if lines.len() == 2));
+        let c = preview(
+            dir.path(),
+            "core-tools",
+            "exec",
+            r#"{"program":"git","args":["commit","-m","a b"]}"#,
+        );
+        assert_eq!(c, Preview::Command("git commit -m 'a b'".into()));
+        let bad = preview(
+            dir.path(),
+            "core-tools",
+            "edit",
+            r#"{"path":"../x","old":"a","new":"b"}"#,
+        );
+        assert!(matches!(bad, Preview::Problem(_)));
+    }
+}

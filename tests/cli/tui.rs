@@ -1,0 +1,220 @@
+//! The interactive interface end to end: the real binary inside tmux
+//! (send-keys, capture-pane) against the scripted model server. A prompt is
+//! typed, the edit's diff is approved, the permission dialog answered, and
+//! the answer and the edited file are checked; the "always" answer must be
+//! in the grant store afterwards.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use agent_tests::model_server::{ModelServer, Reply, anthropic_sse};
+use serde_json::json;
+
+use super::{sandbox, write};
+
+fn tool(id: &str, name: &str, input: &serde_json::Value) -> Reply {
+    Reply::sse(anthropic_sse(&[
+        json!({"type": "message_start", "message": {"usage": {"input_tokens": 40, "output_tokens": 1}}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": input.to_string()}}),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 30}}),
+        json!({"type": "message_stop"}),
+    ]))
+}
+
+fn answer(text: &str) -> Reply {
+    Reply::sse(anthropic_sse(&[
+        json!({"type": "message_start", "message": {"usage": {"input_tokens": 50, "output_tokens": 1}}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 12}}),
+        json!({"type": "message_stop"}),
+    ]))
+}
+
+/// A tmux server of its own (`-L`), killed on drop.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn cmd(&self) -> Command {
+        let mut c = Command::new("tmux");
+        c.args(["-L", &self.socket]);
+        c
+    }
+
+    fn run(&self, args: &[&str]) -> String {
+        let out = self.cmd().args(args).output().expect("tmux");
+        assert!(
+            out.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "tui"];
+        args.extend_from_slice(keys);
+        self.run(&args);
+    }
+
+    fn screen(&self) -> String {
+        self.run(&["capture-pane", "-p", "-t", "tui"])
+    }
+
+    /// Waits until the screen shows `text`; the screen on timeout.
+    fn wait_for(&self, text: &str, timeout: Duration) -> Result<String, String> {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if s.contains(text) {
+                return Ok(s);
+            }
+            if start.elapsed() > timeout {
+                return Err(s);
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.cmd().arg("kill-server").output();
+    }
+}
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+#[test]
+fn tui_prompt_permission_dialog_answer_and_edited_file() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        panic!("tmux is required for this test (test.sh installs it)");
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let server = rt
+        .block_on(ModelServer::start(vec![
+            tool(
+                "call_e",
+                "edit",
+                &json!({"path": "notes.txt", "old": "world", "new": "agent"}),
+            ),
+            answer("All done: **notes.txt** now greets the agent."),
+        ]))
+        .expect("server");
+    let sb = sandbox();
+    write(sb.project.path(), "notes.txt", "hello world\n");
+    let binary = env!("CARGO_BIN_EXE_agent");
+    let command = format!(
+        "env -u CI AGENT_HOME={} NO_COLOR=1 ANTHROPIC_API_KEY=test-key {} --provider anthropic --model test-model --base-url {}",
+        shell_quote(&sb.home.path().display().to_string()),
+        shell_quote(binary),
+        shell_quote(server.url()),
+    );
+    let tmux = Tmux {
+        socket: format!("agent-tui-test-{}", std::process::id()),
+    };
+    let project = sb.project.path().display().to_string();
+    tmux.run(&[
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        "tui",
+        "-x",
+        "80",
+        "-y",
+        "24",
+        "-c",
+        &project,
+    ]);
+    tmux.run(&["set-option", "-t", "tui", "remain-on-exit", "on"]);
+    tmux.run(&["respawn-pane", "-k", "-t", "tui", "-c", &project, &command]);
+
+    let long = Duration::from_secs(60);
+    let s = tmux
+        .wait_for("/help", long)
+        .unwrap_or_else(|s| panic!("no first frame:\n{s}"));
+    assert!(s.contains("anthropic/test-model"), "{s}");
+
+    tmux.keys(&["-l", "Greet the agent in notes.txt"]);
+    tmux.keys(&["Enter"]);
+
+    // The edit asks first, with its diff.
+    let s = tmux
+        .wait_for("wants to run edit", long)
+        .unwrap_or_else(|s| panic!("no approval dialog:\n{s}"));
+    assert!(s.contains("-hello world"), "{s}");
+    assert!(s.contains("+hello agent"), "{s}");
+    tmux.keys(&["o"]);
+
+    // Then the skill's first use of file:write (and of any other permission it
+    // needs): allow always.
+    let s = tmux
+        .wait_for("Permission requested by core-tools", long)
+        .unwrap_or_else(|s| panic!("no permission dialog:\n{s}"));
+    assert!(s.contains("file:"), "{s}");
+    let start = Instant::now();
+    let s = loop {
+        let s = tmux.screen();
+        if s.contains("All done") {
+            break s;
+        }
+        if s.contains("Permission requested by") {
+            tmux.keys(&["a"]);
+            std::thread::sleep(Duration::from_millis(300));
+        }
+        assert!(start.elapsed() < long, "no answer:\n{s}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(
+        s.contains("All done: notes.txt now greets the agent."),
+        "{s}"
+    );
+    assert!(s.contains("core-tools · edit"), "{s}");
+    assert_eq!(
+        std::fs::read_to_string(sb.project.path().join("notes.txt")).expect("read"),
+        "hello agent\n"
+    );
+
+    tmux.keys(&["-l", "/quit"]);
+    tmux.keys(&["Enter"]);
+    let s = tmux
+        .wait_for("continue with `agent --resume", long)
+        .unwrap_or_else(|s| panic!("did not quit cleanly:\n{s}"));
+    assert!(
+        !s.contains("Permission requested"),
+        "the alternate screen is left:\n{s}"
+    );
+
+    // "Allow always" went to the grant store.
+    let store = agent_store::Store::open(sb.paths().db_path()).expect("store");
+    let grant = store
+        .grant("core-tools", agent_manifest::Permission::FileWrite)
+        .expect("grant")
+        .expect("a stored file:write decision");
+    assert_eq!(grant.decision, agent_store::StoredDecision::Always);
+    assert!(Path::new(binary).exists());
+}
+
+#[test]
+fn tui_without_a_terminal_is_a_usage_error() {
+    let sb = sandbox();
+    let out = sb.agent(&[]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("needs a terminal"), "{stderr}");
+    assert!(stderr.contains("agent run"), "{stderr}");
+}
