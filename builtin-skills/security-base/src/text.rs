@@ -165,7 +165,8 @@ pub fn is_placeholder(value: &str) -> bool {
     {
         return true;
     }
-    const WORDS: &[&str] = &[
+    // Words that mark a value as a stand-in wherever they appear.
+    const MARKERS: &[&str] = &[
         "changeme",
         "change_me",
         "change-me",
@@ -181,21 +182,37 @@ pub fn is_placeholder(value: &str) -> bool {
         "your_",
         "your-",
         "yourpassword",
-        "password",
-        "passwd",
-        "secret",
-        "token",
         "notasecret",
-        "test",
         "todo",
         "fixme",
         "insert",
         "replace",
+    ];
+    if MARKERS.iter().any(|w| lower.contains(w)) {
+        return true;
+    }
+    // Words that are a stand-in only when they are the whole value (a real
+    // password may well contain "password" or "test").
+    const WHOLE: &[&str] = &[
+        "password",
+        "passwd",
+        "secret",
+        "token",
+        "test",
+        "testing",
         "none",
         "null",
+        "nil",
         "undefined",
+        "empty",
+        "default",
+        "admin",
     ];
-    if WORDS.iter().any(|w| lower.contains(w)) {
+    let bare: String = lower
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect();
+    if WHOLE.iter().any(|w| bare == *w) {
         return true;
     }
     // One repeated character (`aaaaaaaa`, `00000000`).
@@ -257,4 +274,28 @@ pub fn apply_ignores(content: &str, findings: Vec<Finding>) -> Vec<Finding> {
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod placeholder_tests {
+    use super::is_placeholder;
+
+    #[test]
+    fn stand_ins_are_placeholders_but_real_values_with_common_words_are_not() {
+        for v in [
+            "changeme",
+            "${DB_PASSWORD}",
+            "<token>",
+            "your_password_here",
+            "password",
+            "Test",
+            "xxxxxxxx",
+            "EXAMPLEKEY123",
+        ] {
+            assert!(is_placeholder(v), "{v} should be a placeholder");
+        }
+        for v in ["hunter2-prod-password", "Latest2024!", "s3cr3t-token-9f2k", "testudo-88-Q"] {
+            assert!(!is_placeholder(v), "{v} is a real-looking value");
+        }
+    }
 }
