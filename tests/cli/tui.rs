@@ -83,6 +83,24 @@ impl Tmux {
     }
 }
 
+impl Tmux {
+    /// Waits until the program in the pane has exited.
+    fn wait_dead(&self, timeout: Duration) -> bool {
+        let start = Instant::now();
+        while start.elapsed() < timeout {
+            if self
+                .run(&["display-message", "-p", "-t", "tui", "#{pane_dead}"])
+                .trim()
+                == "1"
+            {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        false
+    }
+}
+
 impl Drop for Tmux {
     fn drop(&mut self) {
         let _ = self.cmd().arg("kill-server").output();
@@ -199,6 +217,39 @@ fn tui_prompt_permission_dialog_answer_and_edited_file() {
         "the alternate screen is left:\n{s}"
     );
 
+    assert!(
+        tmux.wait_dead(long),
+        "/quit did not quit:\n{}",
+        tmux.screen()
+    );
+    tmux.run(&["clear-history", "-t", "tui"]);
+
+    // `agent --resume` replays the session; Ctrl-C on an empty prompt quits
+    // and gives the terminal back.
+    tmux.run(&[
+        "respawn-pane",
+        "-k",
+        "-t",
+        "tui",
+        "-c",
+        &project,
+        &format!("{command} --resume"),
+    ]);
+    let s = tmux
+        .wait_for("resumed session", long)
+        .unwrap_or_else(|s| panic!("not resumed:\n{s}"));
+    assert!(s.contains("› Greet the agent in notes.txt"), "{s}");
+    assert!(
+        s.contains("All done: notes.txt now greets the agent."),
+        "{s}"
+    );
+    tmux.keys(&["C-c"]);
+    assert!(
+        tmux.wait_dead(long),
+        "Ctrl-C did not quit:\n{}",
+        tmux.screen()
+    );
+
     // "Allow always" went to the grant store.
     let store = agent_store::Store::open(sb.paths().db_path()).expect("store");
     let grant = store
@@ -217,4 +268,81 @@ fn tui_without_a_terminal_is_a_usage_error() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("needs a terminal"), "{stderr}");
     assert!(stderr.contains("agent run"), "{stderr}");
+}
+
+#[test]
+fn tui_esc_cancels_a_streaming_turn() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    // A long answer trickling in: 80 text deltas, about a third of a second each.
+    let mut events = vec![
+        json!({"type": "message_start", "message": {"usage": {"input_tokens": 50, "output_tokens": 1}}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Thinking aloud:"}}),
+    ];
+    for i in 0..80 {
+        events.push(json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": format!(" step {i}")}}));
+    }
+    events.extend([
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 80}}),
+        json!({"type": "message_stop"}),
+    ]);
+    let server = rt
+        .block_on(ModelServer::start(vec![
+            Reply::sse(anthropic_sse(&events)).split(64, Duration::from_millis(150)),
+        ]))
+        .expect("server");
+    let sb = sandbox();
+    let command = format!(
+        "env -u CI AGENT_HOME={} NO_COLOR=1 ANTHROPIC_API_KEY=test-key {} --provider anthropic --model test-model --base-url {}",
+        shell_quote(&sb.home.path().display().to_string()),
+        shell_quote(env!("CARGO_BIN_EXE_agent")),
+        shell_quote(server.url()),
+    );
+    let tmux = Tmux {
+        socket: format!("agent-tui-esc-{}", std::process::id()),
+    };
+    let project = sb.project.path().display().to_string();
+    tmux.run(&[
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        "tui",
+        "-x",
+        "80",
+        "-y",
+        "24",
+        "-c",
+        &project,
+    ]);
+    tmux.run(&["set-option", "-t", "tui", "remain-on-exit", "on"]);
+    tmux.run(&["respawn-pane", "-k", "-t", "tui", "-c", &project, &command]);
+    let long = Duration::from_secs(60);
+    tmux.wait_for("/help", long)
+        .unwrap_or_else(|s| panic!("no first frame:\n{s}"));
+    tmux.keys(&["-l", "Think aloud"]);
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Thinking aloud", long)
+        .unwrap_or_else(|s| panic!("nothing streamed:\n{s}"));
+    let started = Instant::now();
+    tmux.keys(&["Escape"]);
+    let s = tmux
+        .wait_for("• cancelled", Duration::from_secs(10))
+        .unwrap_or_else(|s| panic!("Esc did not cancel:\n{s}"));
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(!s.contains("running"), "the turn is over:\n{s}");
+    // The interface stays usable: the prompt takes a command.
+    tmux.keys(&["-l", "/quit"]);
+    tmux.keys(&["Enter"]);
+    assert!(
+        tmux.wait_dead(long),
+        "/quit did not quit:\n{}",
+        tmux.screen()
+    );
 }
