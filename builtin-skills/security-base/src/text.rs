@@ -294,7 +294,12 @@ mod placeholder_tests {
         ] {
             assert!(is_placeholder(v), "{v} should be a placeholder");
         }
-        for v in ["hunter2-prod-password", "Latest2024!", "s3cr3t-token-9f2k", "testudo-88-Q"] {
+        for v in [
+            "hunter2-prod-password",
+            "Latest2024!",
+            "s3cr3t-token-9f2k",
+            "testudo-88-Q",
+        ] {
             assert!(!is_placeholder(v), "{v} is a real-looking value");
         }
     }
