@@ -200,10 +200,8 @@ fn assert_findings(name: &str, extra: &[&str], want: &[(&str, &str, u32)]) -> se
 
 #[test]
 fn flask_app_findings_are_exact() {
-    // Known miss of security-base (reported): `requests.get(url)` at
-    // app.py:63 where `url` came from `request.args` one line earlier — its
-    // SSRF rule only sees user input inside the call. When the rule learns
-    // that, add ("PY-SSRF-001", "app.py", 63) here.
+    // app.py:63 is `requests.get(url)` where `url` came from `request.args`
+    // one line earlier (security-base follows that one step).
     let report = assert_findings(
         "flask-app",
         &[],
@@ -217,6 +215,7 @@ fn flask_app_findings_are_exact() {
             ("PY-DESER-001", "app.py", 45),
             ("PY-XSS-002", "app.py", 51),
             ("PY-CRYPTO-001", "app.py", 57),
+            ("PY-SSRF-001", "app.py", 63),
             ("PY-EVAL-001", "app.py", 69),
         ],
     );

@@ -800,6 +800,9 @@ pub fn scan(path: &str, content: &str, language: Option<&str>) -> Vec<Finding> {
     let mut findings = Vec::new();
     let lines = Lines::new(content);
     scan_regex(path, content, language, &lines, &mut findings);
+    if language == "python" {
+        scan_python_taint(path, content, &lines, &mut findings);
+    }
     queries::scan(path, content, language, &mut findings);
     findings.sort_by_key(|f| (f.location.start_line, f.location.start_column));
     finding::dedup(&mut findings);
@@ -897,4 +900,92 @@ pub fn is_literal_arg(arg: &str) -> bool {
             a,
             "None" | "null" | "undefined" | "nil" | "NULL" | "''" | "\"\""
         )
+}
+
+/// Python variables assigned straight from request data
+/// (`url = request.args.get("url")`), then passed to an HTTP client or a
+/// file API: the one-step flow the line rules PY-SSRF-001 and PY-PATH-001
+/// cannot see. Assignments count from their line on, in the same file.
+/// `send_from_directory` is not a sink here: it refuses paths that leave
+/// its directory.
+fn scan_python_taint(path: &str, content: &str, lines: &Lines<'_>, out: &mut Vec<Finding>) {
+    static SOURCE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"^\s*([A-Za-z_]\w*)\s*=\s*[^=\n]*\brequest\.(?:args|form|values|files|json|get_json|GET|POST|query_params|path_params|data|cookies|headers)\b",
+        )
+        .expect("taint source regex")
+    });
+    if !content.contains("request.") {
+        return;
+    }
+    let mut tainted: Vec<(String, usize)> = Vec::new();
+    let mut index = 0;
+    while index < lines.count() {
+        let line = lines.line(index);
+        if let Some(c) = SOURCE.captures(line) {
+            tainted.push((c[1].to_string(), index));
+        }
+        index += 1;
+    }
+    if tainted.is_empty() {
+        return;
+    }
+    let names: Vec<String> = tainted.iter().map(|(n, _)| regex::escape(n)).collect();
+    let alternation = names.join("|");
+    let sinks = [
+        (
+            "PY-SSRF-001",
+            Kind::Ssrf,
+            format!(
+                r"\b(?:requests|httpx|session)\.(?:get|post|put|delete|head|patch|request)\((?:[^\n]*?,\s*)?\s*(?:url\s*=\s*)?({alternation})\b|\burlopen\(\s*({alternation})\b"
+            ),
+        ),
+        (
+            "PY-PATH-001",
+            Kind::Path,
+            format!(
+                r"\b(?:open|send_file|FileResponse)\([^\n]*\b({alternation})\b|\bos\.path\.join\([^\n]*\b({alternation})\b"
+            ),
+        ),
+    ];
+    for (id, kind, pattern) in sinks {
+        let Ok(re) = Regex::new(&pattern) else {
+            continue;
+        };
+        for i in 0..lines.count() {
+            let line = lines.line(i);
+            if text::is_comment(line) {
+                continue;
+            }
+            let Some(c) = re.captures(line) else {
+                continue;
+            };
+            let var = c.get(1).or_else(|| c.get(2)).map(|m| m.as_str());
+            // The variable must have been assigned from request data on an
+            // earlier line.
+            if !tainted
+                .iter()
+                .any(|(n, at)| Some(n.as_str()) == var && *at < i)
+            {
+                continue;
+            }
+            if out
+                .iter()
+                .any(|f| f.rule_id == id && f.location.start_line == i as u32 + 1)
+            {
+                continue;
+            }
+            let whole = c.get(0).expect("group 0");
+            let (start_line, start_column) = lines.position(lines.start(i) + whole.start());
+            let span = Span {
+                start_line,
+                start_column,
+                end_line: start_line,
+                end_column: start_column + whole.len() as u32,
+            };
+            let mut meta = kind.meta(id);
+            meta.confidence = Confidence::Medium;
+            out.push(finding::make(&meta, path, span, text::clip(line.trim())));
+        }
+    }
 }

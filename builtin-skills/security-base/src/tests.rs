@@ -932,3 +932,28 @@ fn scan_dir() {
     }
     println!("{files} files, {total} findings, {:?}", start.elapsed());
 }
+
+#[test]
+fn python_request_data_through_a_variable_reaches_ssrf_and_path_sinks() {
+    let code = "@app.route('/f')\ndef f():\n    url = request.args.get('url')\n    name = request.form['name']\n    safe = 'https://example.org'\n    requests.get(safe)\n    r = requests.get(url).text\n    return send_file(os.path.join('/srv', name))\n";
+    let got: Vec<(String, u32)> = crate::sast::scan("app.py", code, Some("python"))
+        .into_iter()
+        .map(|f| (f.rule_id, f.location.start_line))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("PY-SSRF-001".to_string(), 7),
+            ("PY-PATH-001".to_string(), 8)
+        ]
+    );
+    // A variable used before it is assigned from the request is not tainted.
+    let before = "def g():\n    requests.get(url)\n    url = request.args.get('u')\n";
+    assert!(crate::sast::scan("b.py", before, Some("python")).is_empty());
+}
+
+#[test]
+fn send_from_directory_with_request_data_is_safe() {
+    let code = "def d():\n    filename = request.args.get('file', '')\n    return send_from_directory('/srv/files', filename)\n";
+    assert!(crate::sast::scan("app.py", code, Some("python")).is_empty());
+}
