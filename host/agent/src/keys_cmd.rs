@@ -76,7 +76,10 @@ pub fn keys(app: &mut App, cmd: KeysCommand) -> Result<u8> {
                 .with_context(|| format!("reading {}", file.display()))?;
             let (key, comment) =
                 PublicKey::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-            let name = name.unwrap_or(comment);
+            // A key file without a comment is named after the file it came from.
+            let name = name
+                .or_else(|| (!comment.trim().is_empty()).then_some(comment))
+                .unwrap_or_else(|| file.display().to_string());
             let new = TrustStore::load(&trusted_dir)?.trust(key, &name)?;
             if new {
                 println!("trusted key {} ({name})", key.id());
