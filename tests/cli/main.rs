@@ -572,7 +572,7 @@ fn the_js_example_runs_in_the_host() {
     let dir = sb.project.path().join("js-hello");
     std::fs::create_dir_all(dir.join("dist")).expect("mkdir");
     std::fs::copy(example.join("SKILL.yaml"), dir.join("SKILL.yaml")).expect("copy");
-    copy_dir(&example.join("schemas"), &dir.join("schemas"));
+    agent_tests::copy_tree(&example.join("schemas"), &dir.join("schemas"));
     let bytes = std::fs::read(example.join("dist/js_hello.wasm")).expect("wasm");
     let signed = agent_trust::sign(&bytes, key.signing_key()).expect("sign");
     std::fs::write(dir.join("dist/js_hello.wasm"), signed).expect("write");
@@ -587,13 +587,6 @@ fn the_js_example_runs_in_the_host() {
         r#"{"text":"Hello, World!"}"#,
     ]));
     assert!(out.contains("hello-world"), "{out}");
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for e in std::fs::read_dir(from).expect("read_dir").flatten() {
-        std::fs::copy(e.path(), to.join(e.file_name())).expect("copy");
-    }
 }
 
 #[test]

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use agent_tests::{Sandbox, build_guest, text, workspace};
+use agent_tests::{Sandbox, build_guest, copy_tree, text, workspace};
 
 use super::{code, ok, sandbox};
 
@@ -582,18 +582,6 @@ fn on_a_terminal_install_and_update_ask_and_store_grants() {
     };
     assert!(line("file:read").contains("always"), "{perms}");
     assert!(line("shell:exec").contains("deny"), "{perms}");
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for e in std::fs::read_dir(from).expect("read_dir").flatten() {
-        let target = to.join(e.file_name());
-        if e.file_type().expect("type").is_dir() {
-            copy_tree(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).expect("copy");
-        }
-    }
 }
 
 /// The repository's own `registry-index/` (README) is a real signed index: on a fresh clone,

@@ -5,47 +5,20 @@ use std::io::{BufRead, BufReader};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use agent_tests::model_server::{ModelServer, Reply, anthropic_sse};
+use agent_tests::model_server::{ModelServer, Reply, Wire, anthropic_answer, tokio_rt};
+
+fn read_file_call() -> Reply {
+    Wire::Anthropic.tool("call_r", "read_file", &json!({"path": "notes.txt"}))
+}
+
+/// An answer of one text delta per word.
+fn answer(words: &[String]) -> Reply {
+    anthropic_answer(words)
+}
 use agent_tests::text;
 use serde_json::{Value, json};
 
 use super::{ok, sandbox, write};
-
-fn tokio_rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("tokio runtime")
-}
-
-fn read_file_call() -> Reply {
-    Reply::sse(anthropic_sse(&[
-        json!({"type": "message_start", "message": {"usage": {"input_tokens": 40, "output_tokens": 1}}}),
-        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "call_r", "name": "read_file", "input": {}}}),
-        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{\"path\":\"notes.txt\"}"}}),
-        json!({"type": "content_block_stop", "index": 0}),
-        json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 30}}),
-        json!({"type": "message_stop"}),
-    ]))
-}
-
-/// An answer of `deltas` text deltas.
-fn answer(words: &[String]) -> Reply {
-    let mut events = vec![
-        json!({"type": "message_start", "message": {"usage": {"input_tokens": 50, "output_tokens": 1}}}),
-        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
-    ];
-    for w in words {
-        events.push(json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": w}}));
-    }
-    events.extend([
-        json!({"type": "content_block_stop", "index": 0}),
-        json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 12}}),
-        json!({"type": "message_stop"}),
-    ]);
-    Reply::sse(anthropic_sse(&events))
-}
 
 fn run_args<'a>(url: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec![

@@ -1,80 +1,11 @@
 //! `agent run` end to end: the real binary, the built-in core-tools, and a
 //! scripted model server on 127.0.0.1 in each provider's wire format.
 
-use agent_tests::model_server::{ModelServer, Recorded, Reply, anthropic_sse, ndjson, openai_sse};
+use agent_tests::model_server::{ModelServer, Recorded, Reply, Wire, jsonl as events, tokio_rt};
 use agent_tests::text;
 use serde_json::{Value, json};
 
 use super::{code, ok, sandbox, write};
-
-#[derive(Clone, Copy, Debug)]
-enum Wire {
-    Anthropic,
-    OpenAi,
-    Ollama,
-}
-
-impl Wire {
-    fn name(self) -> &'static str {
-        match self {
-            Wire::Anthropic => "anthropic",
-            Wire::OpenAi => "openai",
-            Wire::Ollama => "ollama",
-        }
-    }
-
-    fn tool(self, id: &str, name: &str, input: &Value) -> Reply {
-        match self {
-            Wire::Anthropic => Reply::sse(anthropic_sse(&[
-                json!({"type": "message_start", "message": {"usage": {"input_tokens": 40, "output_tokens": 1}}}),
-                json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}}),
-                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": input.to_string()}}),
-                json!({"type": "content_block_stop", "index": 0}),
-                json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 30}}),
-                json!({"type": "message_stop"}),
-            ])),
-            Wire::OpenAi => Reply::sse(openai_sse(&[
-                json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": null, "tool_calls": [{"index": 0, "id": id, "type": "function", "function": {"name": name, "arguments": input.to_string()}}]}, "finish_reason": null}]}),
-                json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
-                json!({"choices": [], "usage": {"prompt_tokens": 40, "completion_tokens": 30}}),
-            ])),
-            Wire::Ollama => Reply::ndjson(ndjson(&[
-                json!({"message": {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": name, "arguments": input}}]}, "done": false}),
-                json!({"message": {"role": "assistant", "content": ""}, "done": true, "done_reason": "stop", "prompt_eval_count": 40, "eval_count": 30}),
-            ])),
-        }
-    }
-
-    fn answer(self, text: &str) -> Reply {
-        match self {
-            Wire::Anthropic => Reply::sse(anthropic_sse(&[
-                json!({"type": "message_start", "message": {"usage": {"input_tokens": 50, "output_tokens": 1}}}),
-                json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
-                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
-                json!({"type": "content_block_stop", "index": 0}),
-                json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 12}}),
-                json!({"type": "message_stop"}),
-            ])),
-            Wire::OpenAi => Reply::sse(openai_sse(&[
-                json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": null}]}),
-                json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
-                json!({"choices": [], "usage": {"prompt_tokens": 50, "completion_tokens": 12}}),
-            ])),
-            Wire::Ollama => Reply::ndjson(ndjson(&[
-                json!({"message": {"role": "assistant", "content": text}, "done": false}),
-                json!({"message": {"role": "assistant", "content": ""}, "done": true, "done_reason": "stop", "prompt_eval_count": 50, "eval_count": 12}),
-            ])),
-        }
-    }
-}
-
-fn tokio_rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("tokio runtime")
-}
 
 /// The four scripted replies: read_file, edit, exec `echo done`, answer.
 fn script(wire: Wire) -> Vec<Reply> {
@@ -120,14 +51,6 @@ fn run_agent(
         .stdin(std::process::Stdio::null())
         .output()
         .expect("running agent")
-}
-
-fn events(stdout: &str) -> Vec<Value> {
-    stdout
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
-        .collect()
 }
 
 fn types(events: &[Value]) -> Vec<String> {

@@ -26,27 +26,15 @@ fn warm_cache() -> &'static Path {
         assert_eq!(code(&out), 0, "warming the cache: {:?}", text(&out));
         let keep = workspace().join("target/agent-tests/security-component-cache");
         let _ = std::fs::remove_dir_all(&keep);
-        copy_dir(&sb.paths().component_cache_dir(), &keep);
+        agent_tests::copy_tree(&sb.paths().component_cache_dir(), &keep);
         keep
     })
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read dir").flatten() {
-        let (src, dst) = (entry.path(), to.join(entry.file_name()));
-        if src.is_dir() {
-            copy_dir(&src, &dst);
-        } else {
-            std::fs::copy(&src, &dst).expect("copy");
-        }
-    }
 }
 
 /// A sandbox whose component cache already holds security-base.
 fn sandbox() -> Sandbox {
     let sb = super::sandbox();
-    copy_dir(warm_cache(), &sb.paths().component_cache_dir());
+    agent_tests::copy_tree(warm_cache(), &sb.paths().component_cache_dir());
     sb
 }
 

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use agent_tests::model_server::{ModelServer, Reply, anthropic_sse, ndjson, openai_sse};
+use agent_tests::model_server::{ModelServer, Reply, Wire, jsonl as events, tokio_rt};
 use agent_tests::{Sandbox, build_guest, text, write_skill};
 use serde_json::{Value, json};
 
@@ -14,67 +14,6 @@ use super::{code, ok, sandbox, write};
 
 // ---------------------------------------------------------------------------
 // Driving `agent run` (a small copy of the helpers of `run.rs`).
-
-#[derive(Clone, Copy, Debug)]
-enum Wire {
-    Anthropic,
-    OpenAi,
-    Ollama,
-}
-
-impl Wire {
-    fn name(self) -> &'static str {
-        match self {
-            Wire::Anthropic => "anthropic",
-            Wire::OpenAi => "openai",
-            Wire::Ollama => "ollama",
-        }
-    }
-
-    fn tool(self, id: &str, name: &str, input: &Value) -> Reply {
-        match self {
-            Wire::Anthropic => Reply::sse(anthropic_sse(&[
-                json!({"type": "message_start", "message": {"usage": {"input_tokens": 40, "output_tokens": 1}}}),
-                json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}}),
-                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": input.to_string()}}),
-                json!({"type": "content_block_stop", "index": 0}),
-                json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 30}}),
-                json!({"type": "message_stop"}),
-            ])),
-            Wire::OpenAi => Reply::sse(openai_sse(&[
-                json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": null, "tool_calls": [{"index": 0, "id": id, "type": "function", "function": {"name": name, "arguments": input.to_string()}}]}, "finish_reason": null}]}),
-                json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
-                json!({"choices": [], "usage": {"prompt_tokens": 40, "completion_tokens": 30}}),
-            ])),
-            Wire::Ollama => Reply::ndjson(ndjson(&[
-                json!({"message": {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": name, "arguments": input}}]}, "done": false}),
-                json!({"message": {"role": "assistant", "content": ""}, "done": true, "done_reason": "stop", "prompt_eval_count": 40, "eval_count": 30}),
-            ])),
-        }
-    }
-
-    fn answer(self, text: &str) -> Reply {
-        match self {
-            Wire::Anthropic => Reply::sse(anthropic_sse(&[
-                json!({"type": "message_start", "message": {"usage": {"input_tokens": 50, "output_tokens": 1}}}),
-                json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
-                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
-                json!({"type": "content_block_stop", "index": 0}),
-                json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 12}}),
-                json!({"type": "message_stop"}),
-            ])),
-            Wire::OpenAi => Reply::sse(openai_sse(&[
-                json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": null}]}),
-                json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
-                json!({"choices": [], "usage": {"prompt_tokens": 50, "completion_tokens": 12}}),
-            ])),
-            Wire::Ollama => Reply::ndjson(ndjson(&[
-                json!({"message": {"role": "assistant", "content": text}, "done": false}),
-                json!({"message": {"role": "assistant", "content": ""}, "done": true, "done_reason": "stop", "prompt_eval_count": 50, "eval_count": 12}),
-            ])),
-        }
-    }
-}
 
 /// A scripted model server with its own runtime (dropped with it).
 struct Server {
@@ -84,11 +23,7 @@ struct Server {
 
 impl Server {
     fn start(script: Vec<Reply>) -> Server {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .expect("tokio runtime");
+        let rt = tokio_rt();
         let server = rt.block_on(ModelServer::start(script)).expect("server");
         Server { server, _rt: rt }
     }
@@ -124,14 +59,6 @@ fn run_agent(sb: &Sandbox, wire: Wire, server: &Server, extra: &[&str]) -> std::
         .stdin(std::process::Stdio::null())
         .output()
         .expect("running agent")
-}
-
-fn events(stdout: &str) -> Vec<Value> {
-    stdout
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
-        .collect()
 }
 
 fn of_type<'a>(evs: &'a [Value], ty: &str) -> Vec<&'a Value> {

@@ -8,32 +8,18 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use agent_tests::model_server::{ModelServer, Reply, anthropic_sse};
-use serde_json::json;
-
-use super::{sandbox, write};
+use agent_tests::model_server::{ModelServer, Reply, Wire, anthropic_sse, tokio_rt};
 
 fn tool(id: &str, name: &str, input: &serde_json::Value) -> Reply {
-    Reply::sse(anthropic_sse(&[
-        json!({"type": "message_start", "message": {"usage": {"input_tokens": 40, "output_tokens": 1}}}),
-        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}}),
-        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": input.to_string()}}),
-        json!({"type": "content_block_stop", "index": 0}),
-        json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 30}}),
-        json!({"type": "message_stop"}),
-    ]))
+    Wire::Anthropic.tool(id, name, input)
 }
 
 fn answer(text: &str) -> Reply {
-    Reply::sse(anthropic_sse(&[
-        json!({"type": "message_start", "message": {"usage": {"input_tokens": 50, "output_tokens": 1}}}),
-        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
-        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
-        json!({"type": "content_block_stop", "index": 0}),
-        json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 12}}),
-        json!({"type": "message_stop"}),
-    ]))
+    Wire::Anthropic.answer(text)
 }
+use serde_json::json;
+
+use super::{sandbox, write};
 
 /// A tmux server of its own (`-L`), killed on drop.
 struct Tmux {
@@ -116,11 +102,7 @@ fn tui_prompt_permission_dialog_answer_and_edited_file() {
     if Command::new("tmux").arg("-V").output().is_err() {
         panic!("tmux is required for this test (test.sh installs it)");
     }
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
+    let rt = tokio_rt();
     let server = rt
         .block_on(ModelServer::start(vec![
             tool(
@@ -272,11 +254,7 @@ fn tui_without_a_terminal_is_a_usage_error() {
 
 #[test]
 fn tui_esc_cancels_a_streaming_turn() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
+    let rt = tokio_rt();
     // A long answer trickling in: 80 text deltas, about a third of a second each.
     let mut events = vec![
         json!({"type": "message_start", "message": {"usage": {"input_tokens": 50, "output_tokens": 1}}}),

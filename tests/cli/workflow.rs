@@ -2,41 +2,19 @@
 //! real binary, a signed project workflow skill (tests/guests/workflow),
 //! the built-in core-tools and a scripted model server.
 
-use agent_tests::model_server::{ModelServer, Reply, anthropic_sse};
+use agent_tests::model_server::{ModelServer, Reply, Wire, tokio_rt};
+
+fn tool_call(id: &str, name: &str, input: &Value) -> Reply {
+    Wire::Anthropic.tool(id, name, input)
+}
+
+fn answer(text: &str) -> Reply {
+    Wire::Anthropic.answer(text)
+}
 use agent_tests::{Sandbox, build_guest, text, write_skill};
 use serde_json::{Value, json};
 
 use super::{code, ok, sandbox, write};
-
-fn tokio_rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("tokio runtime")
-}
-
-fn tool_call(id: &str, name: &str, input: &Value) -> Reply {
-    Reply::sse(anthropic_sse(&[
-        json!({"type": "message_start", "message": {"usage": {"input_tokens": 40, "output_tokens": 1}}}),
-        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}}),
-        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": input.to_string()}}),
-        json!({"type": "content_block_stop", "index": 0}),
-        json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 30}}),
-        json!({"type": "message_stop"}),
-    ]))
-}
-
-fn answer(text: &str) -> Reply {
-    Reply::sse(anthropic_sse(&[
-        json!({"type": "message_start", "message": {"usage": {"input_tokens": 50, "output_tokens": 1}}}),
-        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
-        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
-        json!({"type": "content_block_stop", "index": 0}),
-        json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 12}}),
-        json!({"type": "message_stop"}),
-    ]))
-}
 
 /// A sandbox with the workflow component as project skill `wf`, signed by
 /// a trusted key.

@@ -165,3 +165,16 @@ pub fn text(output: &Output) -> (String, String) {
     )
 }
 pub mod model_server;
+
+/// Copies directory `from` into `to`, recursively (created as needed).
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read_dir").flatten() {
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        if entry.file_type().expect("file type").is_dir() {
+            copy_tree(&src, &dst);
+        } else {
+            std::fs::copy(&src, &dst).expect("copy");
+        }
+    }
+}

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -265,4 +265,103 @@ pub fn openai_sse(chunks: &[Value]) -> String {
 /// An NDJSON body: one JSON object per line.
 pub fn ndjson(lines: &[Value]) -> String {
     lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// Scripted turns in each provider's wire format, as the end-to-end tests
+/// replay them: a tool call (40 input / 30 output tokens) and a text answer
+/// (50 / 12).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wire {
+    /// Anthropic Messages SSE.
+    Anthropic,
+    /// OpenAI-compatible chat completions SSE.
+    OpenAi,
+    /// Ollama NDJSON.
+    Ollama,
+}
+
+impl Wire {
+    /// The `--provider` name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Wire::Anthropic => "anthropic",
+            Wire::OpenAi => "openai",
+            Wire::Ollama => "ollama",
+        }
+    }
+
+    /// A turn that calls tool `name` with `input` (call id `id`).
+    pub fn tool(self, id: &str, name: &str, input: &Value) -> Reply {
+        match self {
+            Wire::Anthropic => Reply::sse(anthropic_sse(&[
+                json!({"type": "message_start", "message": {"usage": {"input_tokens": 40, "output_tokens": 1}}}),
+                json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}}),
+                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": input.to_string()}}),
+                json!({"type": "content_block_stop", "index": 0}),
+                json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 30}}),
+                json!({"type": "message_stop"}),
+            ])),
+            Wire::OpenAi => Reply::sse(openai_sse(&[
+                json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": null, "tool_calls": [{"index": 0, "id": id, "type": "function", "function": {"name": name, "arguments": input.to_string()}}]}, "finish_reason": null}]}),
+                json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+                json!({"choices": [], "usage": {"prompt_tokens": 40, "completion_tokens": 30}}),
+            ])),
+            Wire::Ollama => Reply::ndjson(ndjson(&[
+                json!({"message": {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": name, "arguments": input}}]}, "done": false}),
+                json!({"message": {"role": "assistant", "content": ""}, "done": true, "done_reason": "stop", "prompt_eval_count": 40, "eval_count": 30}),
+            ])),
+        }
+    }
+
+    /// A turn that answers `text` and ends.
+    pub fn answer(self, text: &str) -> Reply {
+        match self {
+            Wire::Anthropic => anthropic_answer(&[text]),
+            Wire::OpenAi => Reply::sse(openai_sse(&[
+                json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": null}]}),
+                json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+                json!({"choices": [], "usage": {"prompt_tokens": 50, "completion_tokens": 12}}),
+            ])),
+            Wire::Ollama => Reply::ndjson(ndjson(&[
+                json!({"message": {"role": "assistant", "content": text}, "done": false}),
+                json!({"message": {"role": "assistant", "content": ""}, "done": true, "done_reason": "stop", "prompt_eval_count": 50, "eval_count": 12}),
+            ])),
+        }
+    }
+}
+
+/// An Anthropic answer streamed as one text delta per item of `deltas`.
+pub fn anthropic_answer<S: AsRef<str>>(deltas: &[S]) -> Reply {
+    let mut events = vec![
+        json!({"type": "message_start", "message": {"usage": {"input_tokens": 50, "output_tokens": 1}}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+    ];
+    for d in deltas {
+        events.push(json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": d.as_ref()}}));
+    }
+    events.extend([
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 12}}),
+        json!({"type": "message_stop"}),
+    ]);
+    Reply::sse(anthropic_sse(&events))
+}
+
+/// A two-thread tokio runtime for a test's model server.
+pub fn tokio_rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime")
+}
+
+/// The JSON events of `agent run --output jsonl` (panics on a line that is
+/// not JSON).
+pub fn jsonl(stdout: &str) -> Vec<Value> {
+    stdout
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect()
 }
