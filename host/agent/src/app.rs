@@ -6,8 +6,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use agent_config::Config;
+use agent_core::{ApprovalGate, Invoker, ProviderLlm, SkillUsage};
 use agent_manifest::{Manifest, Permission};
 use agent_policy::{AllowList, Answer, ApprovalRequest, Approver, AuditLog, Grants};
+use agent_providers::Provider;
 use agent_runtime::{
     CallContext, GrantsAuthorizer, Limits, LoadError, Origin, Runtime, Skill, SkillPackage,
     TrustPolicy,
@@ -17,6 +19,20 @@ use agent_trust::TrustStore;
 use anyhow::{Context, Result, bail};
 
 use crate::cli::{GlobalArgs, UsageError};
+
+/// `max_tokens` of every model request (the loop's and skills').
+pub const MAX_TOKENS: u32 = 4096;
+
+/// A call context with the model and other skills attached (see
+/// [`App::services`]).
+pub struct Services {
+    /// The context, shared by every call of the run.
+    pub ctx: Arc<CallContext>,
+    /// Serves `skills.invoke`; takes the run's constraints once known.
+    pub invoker: Arc<Invoker>,
+    /// Token usage of skills' own model requests (when a model is attached).
+    pub skill_usage: Option<Arc<SkillUsage>>,
+}
 
 /// A skill that could not be used, and why.
 pub struct Broken {
@@ -169,6 +185,33 @@ impl App {
     /// A call context for this project, with each skill's `[skills.config.<name>]` table.
     pub fn call_context(&mut self, mode: &str) -> Result<Arc<CallContext>> {
         Ok(Arc::new(self.call_context_with(mode)?))
+    }
+
+    /// The call context of a run with the services skills reach through
+    /// imports: `model` (a provider and model name) for `llm`, and an
+    /// [`Invoker`] over `skills` (through `gate`) for `skills.invoke`.
+    pub fn services(
+        &mut self,
+        mode: &str,
+        skills: &Arc<Vec<Skill>>,
+        gate: Arc<dyn ApprovalGate>,
+        model: Option<(Arc<dyn Provider>, &str)>,
+    ) -> Result<Services> {
+        let runtime = self.runtime()?.clone();
+        let invoker = Arc::new(Invoker::new(runtime, skills.clone(), gate));
+        let mut ctx = self.call_context_with(mode)?;
+        let mut skill_usage = None;
+        if let Some((provider, model)) = model {
+            let llm = ProviderLlm::new(provider, model, MAX_TOKENS);
+            skill_usage = Some(llm.usage());
+            ctx.llm = Some(Arc::new(llm));
+        }
+        ctx.invoker = Some(invoker.clone());
+        Ok(Services {
+            ctx: Arc::new(ctx),
+            invoker,
+            skill_usage,
+        })
     }
 
     /// The call context, before it is shared: the caller may still attach

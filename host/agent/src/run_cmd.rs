@@ -7,8 +7,8 @@ use agent_config::{Config, ProviderKind};
 use std::sync::Arc;
 
 use agent_core::{
-    Agent, AgentEvent, ApprovalGate, Invoker, ProviderLlm, RunLimits, RunOutcome, SessionLog,
-    Setup, SetupInput, StopKind, history_from_events,
+    Agent, AgentEvent, ApprovalGate, RunLimits, RunOutcome, SessionLog, Setup, SetupInput,
+    StopKind, history_from_events,
 };
 use agent_manifest::{Mode, Permission};
 use agent_policy::AllowList;
@@ -19,15 +19,29 @@ use agent_runtime::Skill;
 use agent_store::NewSession;
 use anyhow::{Context, Result};
 
-use crate::app::App;
+use crate::app::{App, MAX_TOKENS};
 use crate::cli::{ProviderArgs, ProviderName, RunArgs, RunOutput, UsageError, exit};
 
 /// Approves tools that require approval without prompting: with `--yes`, or
 /// when `--allow` grants the skill a permission it declares beyond `file:read`.
 pub(crate) struct HeadlessGate {
-    pub(crate) yes: bool,
-    pub(crate) allow: AllowList,
-    pub(crate) skills: Vec<(String, Vec<Permission>)>,
+    yes: bool,
+    allow: AllowList,
+    skills: Vec<(String, Vec<Permission>)>,
+}
+
+impl HeadlessGate {
+    /// A gate for `skills` deciding from `--yes` and the `--allow` entries.
+    pub(crate) fn new(yes: bool, allow: AllowList, skills: &[Skill]) -> HeadlessGate {
+        HeadlessGate {
+            yes,
+            allow,
+            skills: skills
+                .iter()
+                .map(|s| (s.name().to_string(), s.manifest.permissions.clone()))
+                .collect(),
+        }
+    }
 }
 
 impl ApprovalGate for HeadlessGate {
@@ -195,22 +209,15 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
     let explicit = app.explicit_skills(&skills);
     let allow = app.allowlist()?;
     let grants = app.grants()?;
-    let gate = Arc::new(HeadlessGate {
-        yes: args.yes,
-        allow,
-        skills: skills
-            .iter()
-            .map(|s| (s.name().to_string(), s.manifest.permissions.clone()))
-            .collect(),
-    });
+    let gate = Arc::new(HeadlessGate::new(args.yes, allow, &skills));
     let runtime = app.runtime()?.clone();
-    let llm = ProviderLlm::new(provider.clone(), &model, MAX_TOKENS);
-    let skill_usage = llm.usage();
-    let invoker = Arc::new(Invoker::new(runtime.clone(), skills.clone(), gate.clone()));
-    let mut ctx = app.call_context_with("headless")?;
-    ctx.llm = Some(Arc::new(llm));
-    ctx.invoker = Some(invoker.clone());
-    let ctx = Arc::new(ctx);
+    let services = app.services(
+        "headless",
+        &skills,
+        gate.clone(),
+        Some((provider.clone(), &model)),
+    )?;
+    let (ctx, invoker) = (services.ctx, services.invoker);
     let cwd = std::env::current_dir().unwrap_or_else(|_| project_root.clone());
     let setup = block(agent_core::setup(&SetupInput {
         runtime: &runtime,
@@ -249,16 +256,6 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
             }
         }
     }
-    // The skills' constraints may lower both limits; messages name the
-    // effective ones.
-    let turn_limit = setup
-        .constraints
-        .max_steps()
-        .map_or(max_turns, |s| max_turns.min(s.value));
-    let time_limit = setup
-        .constraints
-        .max_duration()
-        .map_or(timeout, |d| timeout.min(d.value));
     let limits = RunLimits { max_turns, timeout };
     let mut agent = Agent::new(
         provider,
@@ -274,8 +271,14 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
     agent.allowlist = args.tools.clone();
     agent.grants = Some(grants);
     agent.max_tokens = MAX_TOKENS;
-    agent.skill_usage = Some(skill_usage);
+    agent.skill_usage = services.skill_usage;
     agent.format = output_format(args.output).to_string();
+    // The skills' constraints may lower both limits; messages name the
+    // effective ones.
+    let RunLimits {
+        max_turns: turn_limit,
+        timeout: time_limit,
+    } = agent.effective_limits();
     let rewrites = agent.rewrites_output();
     let session = SessionLog {
         store: store.clone(),
@@ -318,9 +321,6 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
         }
     })
 }
-
-/// `max_tokens` of every model request.
-const MAX_TOKENS: u32 = 4096;
 
 /// The format name transforms are told.
 fn output_format(output: RunOutput) -> &'static str {

@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use agent_config::Config;
 use agent_core::{
-    Agent, AgentEvent, HookSet, Invoker, ProviderLlm, RunLimits, RunOptions, SessionLog,
-    SetupInput, history_from_events,
+    Agent, AgentEvent, HookSet, Invoker, RunLimits, RunOptions, SessionLog, SetupInput,
+    history_from_events,
 };
 use agent_manifest::{Mode, Permission};
 use agent_policy::{AllowList, merge};
@@ -22,12 +22,10 @@ use agent_tui::state::NoticeKind;
 use agent_tui::{PermissionRow, SessionRow, SkillRow, Theme, TuiApprover, TuiGate, UiMsg};
 use anyhow::Result;
 
+use crate::app::MAX_TOKENS;
 use crate::app::{App, permission_status};
 use crate::cli::{ProviderArgs, TuiArgs, UsageError, exit};
 use crate::run_cmd::provider_for;
-
-/// `max_tokens` of every model request.
-const MAX_TOKENS: u32 = 4096;
 
 /// The conversation of the interface: a compacted prefix, then the events
 /// logged since.
@@ -519,12 +517,12 @@ pub fn run(app: &mut App, args: TuiArgs) -> Result<u8> {
     let project_root = app.project_root.clone();
     let gate = TuiGate::new(tx.clone(), project_root.clone());
     let runtime = app.runtime()?.clone();
-    let llm = ProviderLlm::new(provider.clone(), &model, MAX_TOKENS);
-    let skill_usage = llm.usage();
-    let invoker = Arc::new(Invoker::new(runtime.clone(), skills.clone(), gate.clone()));
-    let mut ctx = app.call_context_with("interactive")?;
-    ctx.llm = Some(Arc::new(llm));
-    ctx.invoker = Some(invoker.clone());
+    let services = app.services(
+        "interactive",
+        &skills,
+        gate.clone(),
+        Some((provider.clone(), &model)),
+    )?;
     let mut backend = AgentBackend {
         tx: tx.clone(),
         config,
@@ -534,9 +532,9 @@ pub fn run(app: &mut App, args: TuiArgs) -> Result<u8> {
         model,
         runtime,
         skills,
-        ctx: Arc::new(ctx),
-        invoker,
-        skill_usage,
+        ctx: services.ctx,
+        invoker: services.invoker,
+        skill_usage: services.skill_usage.unwrap_or_default(),
         grants,
         gate,
         store: store.clone(),

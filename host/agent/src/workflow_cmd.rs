@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use agent_core::{Invoker, ProviderLlm};
 use agent_runtime::{ExportKind, Skill, SkillError, WorkflowSpec};
 use anyhow::{Result, bail};
 
@@ -117,30 +116,25 @@ fn run_one(app: &mut App, args: WorkflowRunArgs) -> Result<u8> {
 
     let config = app.config()?;
     let allow = app.allowlist()?;
-    let gate = Arc::new(HeadlessGate {
-        yes: args.yes,
-        allow,
-        skills: skills
-            .iter()
-            .map(|s| (s.name().to_string(), s.manifest.permissions.clone()))
-            .collect(),
-    });
+    let gate = Arc::new(HeadlessGate::new(args.yes, allow, &skills));
     let runtime = app.runtime()?.clone();
-    let mut ctx = app.call_context_with("cli")?;
     // The model is only needed when the workflow asks for it; a provider
     // that cannot be set up leaves `llm` unavailable with this reason.
-    match provider_for(&args.provider_args, &config) {
-        Ok((provider, _, model)) => {
-            ctx.llm = Some(Arc::new(ProviderLlm::new(provider, &model, 4096)));
+    let provider = match provider_for(&args.provider_args, &config) {
+        Ok((provider, _, model)) => Some((provider, model)),
+        Err(e) => {
+            tracing::debug!("no model for workflows: {e}");
+            None
         }
-        Err(e) => tracing::debug!("no model for workflows: {e}"),
-    }
-    ctx.invoker = Some(Arc::new(Invoker::new(
-        runtime.clone(),
-        skills.clone(),
-        gate,
-    )));
-    let ctx = Arc::new(ctx);
+    };
+    let ctx = app
+        .services(
+            "cli",
+            &skills,
+            gate,
+            provider.as_ref().map(|(p, m)| (p.clone(), m.as_str())),
+        )?
+        .ctx;
     let skill = &skills[index];
     let result = block(runtime.run_workflow(skill, &ctx, &spec.name, &input));
     app.report_denials();

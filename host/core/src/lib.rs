@@ -549,8 +549,9 @@ impl Agent<'_> {
         self.tools.iter().filter(|t| self.permitted(t)).collect()
     }
 
-    /// The turn and time limits after the skills' constraints.
-    fn effective_limits(&self) -> RunLimits {
+    /// The turn and time limits after the skills' constraints (a skill's
+    /// `max_steps` / `max_duration` lower [`Agent::limits`]).
+    pub fn effective_limits(&self) -> RunLimits {
         let mut l = self.limits;
         if let Some(c) = &self.constraints {
             if let Some(s) = c.max_steps() {
