@@ -455,6 +455,22 @@ fn classify(skill: &str, e: wasmtime::Error, timeout: Duration, memory: usize) -
     }
 }
 
+/// Enters `$self` for export `$kind` (deadline set, poisoning checked) and
+/// loads the typed handle of its `$field` export.
+macro_rules! enter_guest {
+    ($self:ident, $field:ident, $kind:ident) => {{
+        $self.enter(ExportKind::$kind)?;
+        let idx = $self
+            .skill
+            .exports
+            .$field
+            .as_ref()
+            .ok_or_else(|| $self.index_err(ExportKind::$kind))?;
+        idx.load(&mut $self.store, &$self.instance)
+            .map_err(|e| $self.load_err(e))?
+    }};
+}
+
 impl SkillInstance<'_> {
     fn enter(&mut self, kind: ExportKind) -> Result<(), CallError> {
         if self.poisoned {
@@ -531,16 +547,12 @@ impl SkillInstance<'_> {
     /// # Errors
     /// A [`CallError`] when the guest traps or runs out of time or memory.
     pub async fn list_tools(&mut self) -> Result<Vec<ToolSpec>, CallError> {
-        self.enter(ExportKind::Tool)?;
-        let guest = self.load_tool()?;
+        let guest = enter_guest!(self, tool, Tool);
         // The epoch deadline stops wasm code; this also bounds time spent in
         // host imports (a program or request that outlives the call).
         let limit = self.timeout + GRACE;
-        match tokio::time::timeout(limit, guest.call_list_tools(&mut self.store)).await {
-            Err(_) => Err(self.timed_out("list-tools")),
-            Ok(Ok(tools)) => Ok(tools),
-            Ok(Err(e)) => Err(self.fail("list-tools", e)),
-        }
+        let r = tokio::time::timeout(limit, guest.call_list_tools(&mut self.store)).await;
+        self.settle("list-tools", r)
     }
 
     /// Calls tool `name` with JSON `input`. The outer `Result` is the host's
@@ -553,17 +565,15 @@ impl SkillInstance<'_> {
         name: &str,
         input: &str,
     ) -> Result<Result<ToolOutput, SkillError>, CallError> {
-        self.enter(ExportKind::Tool)?;
-        let guest = self.load_tool()?;
+        let guest = enter_guest!(self, tool, Tool);
         let input = input.to_string();
         let limit = self.timeout + GRACE;
-        match tokio::time::timeout(limit, guest.call_call_tool(&mut self.store, name, &input)).await
-        {
-            Err(_) => Err(self.timed_out(name)),
-            Ok(Ok(Ok(text))) => Ok(Ok(self.cap_output(name, text))),
-            Ok(Ok(Err(err))) => Ok(Err(self.cap_error(err))),
-            Ok(Err(e)) => Err(self.fail(name, e)),
-        }
+        let r =
+            tokio::time::timeout(limit, guest.call_call_tool(&mut self.store, name, &input)).await;
+        Ok(match self.settle(name, r)? {
+            Ok(text) => Ok(self.cap_output(name, text)),
+            Err(e) => Err(self.cap_error(e)),
+        })
     }
 
     /// Turns the outcome of a guarded guest call into the host's answer:
@@ -602,16 +612,7 @@ impl SkillInstance<'_> {
         &mut self,
         context: &PromptContext,
     ) -> Result<Vec<PromptFragment>, CallError> {
-        self.enter(ExportKind::Prompt)?;
-        let idx = self
-            .skill
-            .exports
-            .prompt
-            .as_ref()
-            .ok_or_else(|| self.index_err(ExportKind::Prompt))?;
-        let guest = idx
-            .load(&mut self.store, &self.instance)
-            .map_err(|e| self.load_err(e))?;
+        let guest = enter_guest!(self, prompt, Prompt);
         let limit = self.timeout + GRACE;
         let r = tokio::time::timeout(limit, guest.call_fragments(&mut self.store, context)).await;
         self.settle("fragments", r)
@@ -622,16 +623,7 @@ impl SkillInstance<'_> {
     /// # Errors
     /// A [`CallError`] when the guest traps or runs out of time or memory.
     pub async fn list_workflows(&mut self) -> Result<Vec<WorkflowSpec>, CallError> {
-        self.enter(ExportKind::Workflow)?;
-        let idx = self
-            .skill
-            .exports
-            .workflow
-            .as_ref()
-            .ok_or_else(|| self.index_err(ExportKind::Workflow))?;
-        let guest = idx
-            .load(&mut self.store, &self.instance)
-            .map_err(|e| self.load_err(e))?;
+        let guest = enter_guest!(self, workflow, Workflow);
         let limit = self.timeout + GRACE;
         let r = tokio::time::timeout(limit, guest.call_list_workflows(&mut self.store)).await;
         self.settle("list-workflows", r)
@@ -647,16 +639,7 @@ impl SkillInstance<'_> {
         name: &str,
         input: &str,
     ) -> Result<Result<ToolOutput, SkillError>, CallError> {
-        self.enter(ExportKind::Workflow)?;
-        let idx = self
-            .skill
-            .exports
-            .workflow
-            .as_ref()
-            .ok_or_else(|| self.index_err(ExportKind::Workflow))?;
-        let guest = idx
-            .load(&mut self.store, &self.instance)
-            .map_err(|e| self.load_err(e))?;
+        let guest = enter_guest!(self, workflow, Workflow);
         let input = input.to_string();
         let limit = self.timeout + GRACE;
         let r = tokio::time::timeout(
@@ -679,16 +662,7 @@ impl SkillInstance<'_> {
         output: &str,
         context: &TransformContext,
     ) -> Result<Result<String, SkillError>, CallError> {
-        self.enter(ExportKind::Transform)?;
-        let idx = self
-            .skill
-            .exports
-            .transform
-            .as_ref()
-            .ok_or_else(|| self.index_err(ExportKind::Transform))?;
-        let guest = idx
-            .load(&mut self.store, &self.instance)
-            .map_err(|e| self.load_err(e))?;
+        let guest = enter_guest!(self, transform, Transform);
         let limit = self.timeout + GRACE;
         let r =
             tokio::time::timeout(limit, guest.call_apply(&mut self.store, output, context)).await;
@@ -703,16 +677,7 @@ impl SkillInstance<'_> {
     /// # Errors
     /// A [`CallError`] when the guest traps or runs out of time or memory.
     pub async fn list_scanners(&mut self) -> Result<Vec<ScannerSpec>, CallError> {
-        self.enter(ExportKind::Scanner)?;
-        let idx = self
-            .skill
-            .exports
-            .scanner
-            .as_ref()
-            .ok_or_else(|| self.index_err(ExportKind::Scanner))?;
-        let guest = idx
-            .load(&mut self.store, &self.instance)
-            .map_err(|e| self.load_err(e))?;
+        let guest = enter_guest!(self, scanner, Scanner);
         let limit = self.timeout + GRACE;
         let r = tokio::time::timeout(limit, guest.call_list_scanners(&mut self.store)).await;
         self.settle("list-scanners", r)
@@ -727,16 +692,7 @@ impl SkillInstance<'_> {
         name: &str,
         target: &ScanTarget,
     ) -> Result<Result<Vec<Finding>, SkillError>, CallError> {
-        self.enter(ExportKind::Scanner)?;
-        let idx = self
-            .skill
-            .exports
-            .scanner
-            .as_ref()
-            .ok_or_else(|| self.index_err(ExportKind::Scanner))?;
-        let guest = idx
-            .load(&mut self.store, &self.instance)
-            .map_err(|e| self.load_err(e))?;
+        let guest = enter_guest!(self, scanner, Scanner);
         let limit = self.timeout + GRACE;
         let r = tokio::time::timeout(limit, guest.call_scan(&mut self.store, name, target)).await;
         Ok(self.settle(name, r)?.map_err(|e| self.cap_error(e)))
@@ -747,16 +703,7 @@ impl SkillInstance<'_> {
     /// # Errors
     /// A [`CallError`] when the guest traps or runs out of time or memory.
     pub async fn hook_subscriptions(&mut self) -> Result<Vec<HookSubscription>, CallError> {
-        self.enter(ExportKind::Hooks)?;
-        let idx = self
-            .skill
-            .exports
-            .hooks
-            .as_ref()
-            .ok_or_else(|| self.index_err(ExportKind::Hooks))?;
-        let guest = idx
-            .load(&mut self.store, &self.instance)
-            .map_err(|e| self.load_err(e))?;
+        let guest = enter_guest!(self, hooks, Hooks);
         let limit = self.timeout + GRACE;
         let r = tokio::time::timeout(limit, guest.call_subscriptions(&mut self.store)).await;
         self.settle("subscriptions", r)
@@ -770,36 +717,10 @@ impl SkillInstance<'_> {
         &mut self,
         event: &HookEvent,
     ) -> Result<Result<HookResult, SkillError>, CallError> {
-        self.enter(ExportKind::Hooks)?;
-        let idx = self
-            .skill
-            .exports
-            .hooks
-            .as_ref()
-            .ok_or_else(|| self.index_err(ExportKind::Hooks))?;
-        let guest = idx
-            .load(&mut self.store, &self.instance)
-            .map_err(|e| self.load_err(e))?;
+        let guest = enter_guest!(self, hooks, Hooks);
         let limit = self.timeout + GRACE;
         let r = tokio::time::timeout(limit, guest.call_on_event(&mut self.store, event)).await;
         Ok(self.settle("on-event", r)?.map_err(|e| self.cap_error(e)))
-    }
-
-    fn load_tool(&mut self) -> Result<crate::bindings::tool::Guest, CallError> {
-        let idx = self
-            .skill
-            .exports
-            .tool
-            .as_ref()
-            .ok_or_else(|| CallError::NotExported {
-                skill: self.skill.name().to_string(),
-                export: ExportKind::Tool.export_name(),
-            })?;
-        idx.load(&mut self.store, &self.instance)
-            .map_err(|e| CallError::Host {
-                skill: self.skill.name().to_string(),
-                message: format!("{e}"),
-            })
     }
 
     fn cap_output(&self, tool: &str, mut text: String) -> ToolOutput {
