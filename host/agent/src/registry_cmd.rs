@@ -812,7 +812,7 @@ pub fn registry(app: &mut App, cmd: RegistryCommand) -> Result<u8> {
         } => {
             let expires_in = parse_expiry(&expires)?;
             let key = agent_trust::SecretKey::read(&key)
-                .with_context(|| format!("reading the key {}", key.display()))?;
+                .context("reading the publisher's secret key (--key)")?;
             let rec = agent_registry::publish(&agent_registry::PublishRequest {
                 component: &component,
                 manifest: &manifest,

@@ -53,20 +53,21 @@ pub enum TrustError {
     #[error("{0}")]
     Key(String),
     /// Reading or writing a file failed.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         /// The file.
         path: PathBuf,
-        /// The error.
-        source: std::io::Error,
+        /// The error (shown in the message, so not also a `source`, which
+        /// would print it twice in an error chain).
+        error: std::io::Error,
     },
 }
 
 impl TrustError {
-    pub(crate) fn io(path: &Path, source: std::io::Error) -> TrustError {
+    pub(crate) fn io(path: &Path, error: std::io::Error) -> TrustError {
         TrustError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         }
     }
 }
