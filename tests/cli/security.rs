@@ -32,7 +32,7 @@ fn warm_cache() -> &'static Path {
 }
 
 /// A sandbox whose component cache already holds security-base.
-fn sandbox() -> Sandbox {
+pub(crate) fn sandbox() -> Sandbox {
     let sb = super::sandbox();
     agent_tests::copy_tree(warm_cache(), &sb.paths().component_cache_dir());
     sb

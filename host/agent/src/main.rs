@@ -2,6 +2,7 @@
 //! shared state and routes to one command; the work lives in the crates.
 
 mod app;
+mod build;
 mod cli;
 mod config_cmd;
 mod keys_cmd;

@@ -1,13 +1,17 @@
-//! `agent skill create`: templates for a tool skill in Rust or JavaScript
-//! that build on this machine.
+//! `agent skill create`: a new skill of any type in Rust, JavaScript, Go or
+//! Python, from the templates under host/agent/templates (embedded by
+//! build.rs) plus what is the same in every language (manifest, schema, WIT).
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-use crate::cli::{Lang, exit};
+use crate::cli::{Lang, ScaffoldType, exit};
 
-/// The WIT package, embedded so JavaScript skills are self-contained.
+include!(concat!(env!("OUT_DIR"), "/templates.rs"));
+
+/// The WIT package, embedded so JavaScript, Go and Python skills carry their
+/// own copy of the contract they are built against.
 const WIT_FILES: &[(&str, &str)] = &[
     ("types.wit", include_str!("../../../wit/types.wit")),
     ("imports.wit", include_str!("../../../wit/imports.wit")),
@@ -18,7 +22,13 @@ const WIT_FILES: &[(&str, &str)] = &[
 /// Where this binary's SDK was when it was built.
 const BUILT_SDK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../sdk-rust");
 
-pub fn create(name: &str, lang: Lang, parent: Option<&Path>, sdk: Option<&Path>) -> Result<u8> {
+pub fn create(
+    name: &str,
+    kind: ScaffoldType,
+    lang: Lang,
+    parent: Option<&Path>,
+    sdk: Option<&Path>,
+) -> Result<u8> {
     if !agent_manifest::is_skill_name(name) {
         bail!(
             "skill name `{name}`: use lowercase letters, digits and single hyphens (e.g. `my-skill`)"
@@ -36,10 +46,11 @@ pub fn create(name: &str, lang: Lang, parent: Option<&Path>, sdk: Option<&Path>)
         );
     }
     let stem = name.replace('-', "_");
-    let files = match lang {
-        Lang::Rust => rust_files(name, &stem, sdk)?,
-        Lang::Js => js_files(name, &stem),
+    let sdk = match lang {
+        Lang::Rust => Some(rust_sdk(sdk)?),
+        _ => None,
     };
+    let files = files(name, &stem, kind, lang, sdk.as_deref())?;
     for (rel, content) in &files {
         let path = dir.join(rel);
         if let Some(p) = path.parent() {
@@ -48,35 +59,131 @@ pub fn create(name: &str, lang: Lang, parent: Option<&Path>, sdk: Option<&Path>)
         std::fs::write(&path, content).with_context(|| format!("writing {}", path.display()))?;
     }
     println!(
-        "created {} ({} tool skill)",
+        "created {} (a {} {} skill)",
         dir.display(),
-        match lang {
-            Lang::Rust => "Rust",
-            Lang::Js => "JavaScript",
+        lang.display(),
+        kind.as_str()
+    );
+    let missing = crate::build::toolchain(lang, &dir);
+    if !missing.is_empty() {
+        println!("first install what building it needs:");
+        for m in &missing {
+            println!("  {}    # {}", m.install, m.what);
         }
-    );
-    println!("next:");
-    println!("  cd {}", dir.display());
-    match lang {
-        Lang::Rust => println!("  cargo build --target wasm32-wasip2 --release"),
-        Lang::Js => println!("  npm install && node build.mjs"),
     }
-    println!(
-        "  agent skill sign . --key ~/.config/agent/keys/default.key   # `agent keys generate --trust` first"
-    );
-    println!("  agent skill test .");
-    println!("  agent skill call . hello --input '{{\"name\":\"world\"}}'");
+    println!("next:");
+    println!("  agent keys generate --trust        # once: your signing key");
+    println!("  agent skill build {}", dir.display());
+    println!("  agent skill test {}", dir.display());
+    match kind {
+        ScaffoldType::Tool => println!(
+            "  agent skill call {} hello --input '{{\"name\":\"world\"}}'",
+            dir.display()
+        ),
+        ScaffoldType::Workflow => println!(
+            "  agent workflow run word-count --skills {} --input '{{\"text\":\"one two\"}}'",
+            dir.display()
+        ),
+        ScaffoldType::SecurityRule => {
+            println!("  agent security-audit --skills {} .", dir.display())
+        }
+        ScaffoldType::Prompt | ScaffoldType::Transform => {
+            println!("  agent run --skills {} \"hello\"", dir.display())
+        }
+    }
     Ok(exit::OK)
 }
 
-fn manifest(name: &str, component: &str) -> String {
+/// Every file of a new skill: the templates of `lang` (common, then the
+/// type's), then what is the same in every language: the manifest, the tool
+/// schema, and for JavaScript, Go and Python the WIT world and package.
+fn files(
+    name: &str,
+    stem: &str,
+    kind: ScaffoldType,
+    lang: Lang,
+    sdk: Option<&Path>,
+) -> Result<Vec<(String, String)>> {
+    let sdk = sdk.map(|p| p.display().to_string()).unwrap_or_default();
+    let fill = |text: &str| {
+        text.replace("{{name}}", name)
+            .replace("{{stem}}", stem)
+            .replace("{{sdk}}", &sdk)
+    };
+    let mut files = Vec::new();
+    for part in ["common", kind.as_str()] {
+        let prefix = format!("{}/{part}/", lang.as_str());
+        for (path, text) in TEMPLATES {
+            if let Some(rel) = path.strip_prefix(&prefix) {
+                files.push((rel.to_string(), fill(text)));
+            }
+        }
+    }
+    if !files
+        .iter()
+        .any(|(rel, _)| !rel.starts_with('.') && !rel.ends_with("gitignore"))
+    {
+        bail!(
+            "this agent binary has no {} template for a {} skill",
+            lang.display(),
+            kind.as_str()
+        );
+    }
+    files.push(("SKILL.yaml".into(), manifest(name, stem, kind)));
+    if kind == ScaffoldType::Tool {
+        files.push(("schemas/hello.json".into(), HELLO_SCHEMA.into()));
+    }
+    if lang != Lang::Rust {
+        files.push(("wit/world.wit".into(), world(name, kind)));
+        for (file, text) in WIT_FILES {
+            files.push((format!("wit/deps/agent-skill/{file}"), (*text).to_string()));
+        }
+    }
+    Ok(files)
+}
+
+/// The skill's own world: the `log` import (every template logs) and the
+/// export of its type. Capability imports are added here by the author,
+/// each with its permission in SKILL.yaml.
+fn world(name: &str, kind: ScaffoldType) -> String {
     format!(
-        "name: {name}\nversion: 0.1.0\ndescription: {name}, a tool skill\ntypes: [tool]\n\
-         # Add what the code needs, e.g. file:read, shell:exec (with `exec: [git]`).\npermissions: []\n\
-         implementation:\n  component: {component}\ntools:\n  - name: hello\n    description: Greet someone by name.\n    input_schema_file: schemas/hello.json\n"
+        "package local:{name}@0.1.0;\n\n\
+         /// What this skill imports and exports. Import only what the code uses:\n\
+         /// each capability import needs its permission in SKILL.yaml\n\
+         /// (exec: shell:exec, http: net:fetch, llm: llm:call, git: git:read, ...).\n\
+         world {name} {{\n    import agent:skill/log@0.1.0;\n    export agent:skill/{}@0.1.0;\n}}\n",
+        kind.interface()
     )
 }
 
+fn manifest(name: &str, stem: &str, kind: ScaffoldType) -> String {
+    let head = format!(
+        "name: {name}\nversion: 0.1.0\ndescription: {name}, a {} skill\ntypes: [{}]\n\
+         # Add what the code needs, e.g. file:read, or shell:exec with `exec: [git]`.\n\
+         permissions: []\n\nimplementation:\n  component: dist/{stem}.wasm\n",
+        kind.as_str(),
+        kind.as_str()
+    );
+    let tail = match kind {
+        ScaffoldType::Tool => {
+            "\ntools:\n  - name: hello\n    description: Greet someone by name.\n    \
+             input_schema_file: schemas/hello.json\n    requires_approval: false\n"
+        }
+        ScaffoldType::Prompt => {
+            "\n# When the skill joins a run (any of these; none: only with --skills).\n\
+             triggers:\n  keywords: [\"guidelines\"]\n\nprompt:\n  max_context_tokens: 500\n"
+        }
+        ScaffoldType::SecurityRule => {
+            "\nsecurity_rules:\n  scanners:\n    - name: hardcoded-password\n      \
+             description: Passwords written into source or configuration\n"
+        }
+        ScaffoldType::Workflow | ScaffoldType::Transform => "",
+    };
+    format!("{head}{tail}")
+}
+
+/// The `hello` tool's input schema (every language's tool template returns
+/// this same value from `list-tools`).
 const HELLO_SCHEMA: &str = r#"{
   "type": "object",
   "properties": {
@@ -87,7 +194,7 @@ const HELLO_SCHEMA: &str = r#"{
 }
 "#;
 
-fn rust_files(name: &str, stem: &str, sdk: Option<&Path>) -> Result<Vec<(String, String)>> {
+fn rust_sdk(sdk: Option<&Path>) -> Result<PathBuf> {
     let sdk: PathBuf = match sdk {
         Some(p) => p.to_path_buf(),
         None => PathBuf::from(BUILT_SDK),
@@ -104,171 +211,5 @@ fn rust_files(name: &str, stem: &str, sdk: Option<&Path>) -> Result<Vec<(String,
             sdk.display()
         );
     }
-    let cargo = format!(
-        r#"[package]
-name = "{name}"
-version = "0.1.0"
-edition = "2024"
-publish = false
-
-[lib]
-crate-type = ["cdylib"]
-
-[dependencies]
-agent-skill-sdk = {{ path = "{sdk}" }}
-serde = {{ version = "1", features = ["derive"] }}
-serde_json = "1"
-
-[profile.release]
-opt-level = "s"
-lto = true
-codegen-units = 1
-strip = false
-
-# A skill builds on its own, even inside another workspace.
-[workspace]
-"#,
-        sdk = sdk.display()
-    );
-    let lib = r#"//! A tool skill: `hello {name}`.
-
-use agent_skill_sdk::{ToolError, Toolbox};
-use serde::Deserialize;
-
-#[derive(Deserialize)]
-struct Hello {
-    name: String,
-}
-
-fn hello(input: Hello) -> Result<String, ToolError> {
-    match input.name.trim() {
-        "" => Err(ToolError::invalid_input("`name` is empty")),
-        name => Ok(format!("Hello, {name}!")),
-    }
-}
-
-fn tools() -> Toolbox {
-    Toolbox::new().tool(
-        "hello",
-        "Greet someone by name.",
-        include_str!("../schemas/hello.json"),
-        hello,
-    )
-}
-
-agent_skill_sdk::export_tools!(tools);
-"#;
-    Ok(vec![
-        ("Cargo.toml".into(), cargo),
-        ("src/lib.rs".into(), lib.into()),
-        ("schemas/hello.json".into(), HELLO_SCHEMA.into()),
-        (
-            "SKILL.yaml".into(),
-            manifest(name, &format!("target/wasm32-wasip2/release/{stem}.wasm")),
-        ),
-        (".gitignore".into(), "/target\n".into()),
-    ])
-}
-
-fn js_files(name: &str, stem: &str) -> Vec<(String, String)> {
-    let world = format!(
-        "package local:{name}@0.1.0;\n\n\
-         /// What this skill imports and exports. Import only what the code uses:\n\
-         /// each capability import needs its permission in SKILL.yaml\n\
-         /// (exec: shell:exec, http: net:fetch, llm: llm:call, git: git:read...).\n\
-         world {name} {{\n    import agent:skill/log@0.1.0;\n    export agent:skill/tool@0.1.0;\n}}\n"
-    );
-    let package = format!(
-        r#"{{
-  "name": "{name}",
-  "version": "0.1.0",
-  "private": true,
-  "type": "module",
-  "scripts": {{ "build": "node build.mjs" }},
-  "devDependencies": {{ "componentize-qjs": "~0.4.5" }}
-}}
-"#
-    );
-    let build = format!(
-        r#"#!/usr/bin/env node
-// Builds dist/{stem}.wasm from src/skill.js with componentize-qjs (QuickJS).
-import {{ mkdir, readFile, writeFile }} from "node:fs/promises";
-import {{ dirname, join }} from "node:path";
-import {{ fileURLToPath }} from "node:url";
-
-const here = dirname(fileURLToPath(import.meta.url));
-const entry = join(here, "src", "skill.js");
-let componentize;
-try {{
-  ({{ componentize }} = await import("componentize-qjs"));
-}} catch (e) {{
-  console.error(`error: componentize-qjs is missing; run \`npm install\` first (${{e.message}})`);
-  process.exit(2);
-}}
-const result = await componentize({{
-  witPath: join(here, "wit"),
-  world: "{name}",
-  jsSource: await readFile(entry, "utf8"),
-  jsPath: entry,
-  moduleRoot: join(here, "src"),
-  sync: true,
-}});
-const component = result.component ?? result;
-const out = join(here, "dist", "{stem}.wasm");
-await mkdir(dirname(out), {{ recursive: true }});
-await writeFile(out, component);
-console.log(`built ${{out}} (${{component.length}} bytes)`);
-"#
-    );
-    let skill = format!(
-        r#"// {name}: a tool skill in JavaScript.
-// Return a string for success; throw {{ tag, val }} (a skill-error case) for errors.
-import {{ log }} from "agent:skill/log@0.1.0";
-
-const HELLO_SCHEMA = {schema};
-
-export const tool = {{
-  listTools() {{
-    return [
-      {{
-        name: "hello",
-        description: "Greet someone by name.",
-        inputSchema: JSON.stringify(HELLO_SCHEMA),
-        requiresApproval: false,
-      }},
-    ];
-  }},
-  callTool(name, input) {{
-    let args;
-    try {{
-      args = JSON.parse(input);
-    }} catch (e) {{
-      throw {{ tag: "invalid-input", val: `input is not JSON: ${{e}}` }};
-    }}
-    if (name !== "hello") throw {{ tag: "not-found", val: `no tool ${{name}}` }};
-    const who = typeof args.name === "string" ? args.name.trim() : "";
-    if (!who) throw {{ tag: "invalid-input", val: "`name` is empty" }};
-    log("debug", `greeting ${{who}}`);
-    return `Hello, ${{who}}!`;
-  }},
-}};
-"#,
-        schema = HELLO_SCHEMA.trim()
-    );
-    let mut files = vec![
-        ("package.json".into(), package),
-        ("build.mjs".into(), build),
-        ("src/skill.js".into(), skill),
-        (format!("wit/{name}.wit"), world),
-        ("schemas/hello.json".into(), HELLO_SCHEMA.into()),
-        (
-            "SKILL.yaml".into(),
-            manifest(name, &format!("dist/{stem}.wasm")),
-        ),
-        (".gitignore".into(), "node_modules/\ndist/\n".into()),
-    ];
-    for (file, text) in WIT_FILES {
-        files.push((format!("wit/deps/agent-skill/{file}"), (*text).to_string()));
-    }
-    files
+    Ok(sdk)
 }

@@ -43,11 +43,19 @@ pub fn run(app: &mut App, cmd: SkillCommand) -> Result<u8> {
         SkillCommand::Test { path } => test(app, &path),
         SkillCommand::Create {
             name,
-            kind: _,
+            kind,
             lang,
             dir,
             sdk,
-        } => crate::scaffold::create(&name, lang, dir.as_deref(), sdk.as_deref()),
+        } => crate::scaffold::create(&name, kind, lang, dir.as_deref(), sdk.as_deref()),
+        SkillCommand::Build { path, key, no_sign } => {
+            let key = match (no_sign, key) {
+                (true, _) => crate::build::Signing::None,
+                (false, Some(k)) => crate::build::Signing::Key(k),
+                (false, None) => crate::build::Signing::Default(app.paths.keys_dir()),
+            };
+            crate::build::build(path.as_deref(), key)
+        }
         SkillCommand::Sign { path, key } => sign(&path, &key),
         SkillCommand::Permissions { name, revoke } => permissions(app, &name, revoke.as_deref()),
     }
@@ -567,6 +575,8 @@ fn test(app: &mut App, path: &Path) -> Result<u8> {
             Err(e) => problems.push(format!("list-tools failed: {e}")),
         }
     }
+    let others = test_other_exports(app, &skill, &manifest)?;
+    problems.extend(others);
     if manifest.tools.is_empty() && skill.exports(ExportKind::Tool) {
         println!(
             "note  SKILL.yaml lists no `tools`: users see them only after loading the component"
@@ -586,6 +596,120 @@ fn test(app: &mut App, path: &Path) -> Result<u8> {
     }
 }
 
+/// `agent skill test` for prompt, workflow, scanner and transform exports:
+/// calls what is pure (fragments for this project, the workflow and scanner
+/// lists) and checks them against the manifest. Returns the problems found.
+fn test_other_exports(app: &mut App, skill: &Skill, manifest: &Manifest) -> Result<Vec<String>> {
+    let mut problems = Vec::new();
+    let ctx = app.call_context("cli")?;
+    let runtime = app.runtime()?.clone();
+    if skill.exports(ExportKind::Prompt) {
+        let context = agent_runtime::PromptContext {
+            mode: "cli".into(),
+            user_message: String::new(),
+            languages: ctx.project.languages.clone(),
+            max_tokens: manifest
+                .prompt
+                .as_ref()
+                .map(|p| p.max_context_tokens)
+                .unwrap_or(2000),
+        };
+        match futures_block(runtime.prompt_fragments(skill, &ctx, &context)) {
+            Ok(fragments) => {
+                println!(
+                    "ok    {} prompt fragment(s) for this project (languages: {}):",
+                    fragments.len(),
+                    if context.languages.is_empty() {
+                        "none".to_string()
+                    } else {
+                        context.languages.join(", ")
+                    }
+                );
+                for f in &fragments {
+                    println!(
+                        "        {} (priority {}, {} chars)",
+                        f.title,
+                        f.priority,
+                        f.content.chars().count()
+                    );
+                    if f.title.trim().is_empty() {
+                        problems.push("a prompt fragment has an empty title".into());
+                    }
+                }
+            }
+            Err(e) => problems.push(format!("fragments failed: {e}")),
+        }
+    }
+    if skill.exports(ExportKind::Workflow) {
+        match futures_block(runtime.list_workflows(skill, &ctx)) {
+            Ok(workflows) => {
+                println!("ok    {} workflow(s):", workflows.len());
+                for w in &workflows {
+                    println!("        {} — {}", w.name, w.description);
+                    let schema_ok = serde_json::from_str::<serde_json::Value>(&w.input_schema)
+                        .map(|v| v.is_object())
+                        .unwrap_or(false);
+                    if !schema_ok {
+                        problems.push(format!(
+                            "workflow `{}`: its input schema is not a JSON object",
+                            w.name
+                        ));
+                    }
+                }
+                if workflows.is_empty() {
+                    problems.push("the workflow export offers no workflow".into());
+                }
+            }
+            Err(e) => problems.push(format!("list-workflows failed: {e}")),
+        }
+    }
+    if skill.exports(ExportKind::Scanner) {
+        let listed: Vec<&str> = manifest
+            .security_rules
+            .as_ref()
+            .map(|r| r.scanners.iter().map(|s| s.name.as_str()).collect())
+            .unwrap_or_default();
+        let offered = futures_block(async {
+            let mut instance = runtime.instantiate_bare(skill, &ctx).await?;
+            instance.list_scanners().await
+        });
+        match offered {
+            Ok(scanners) => {
+                println!("ok    {} scanner(s):", scanners.len());
+                for sc in &scanners {
+                    println!("        {} — {}", sc.name, sc.description);
+                    if !listed.is_empty() && !listed.contains(&sc.name.as_str()) {
+                        problems.push(format!(
+                            "scanner `{}` is offered by the component but not listed in SKILL.yaml `security_rules.scanners`",
+                            sc.name
+                        ));
+                    }
+                }
+                for name in &listed {
+                    if !scanners.iter().any(|sc| sc.name == *name) {
+                        problems.push(format!(
+                            "SKILL.yaml lists scanner `{name}` but the component does not offer it"
+                        ));
+                    }
+                }
+            }
+            Err(e) => problems.push(format!("list-scanners failed: {e}")),
+        }
+    }
+    if skill.exports(ExportKind::Transform) {
+        println!(
+            "ok    transform export (applied to the final output of `agent run` when the skill is active)"
+        );
+    }
+    if skill.exports(ExportKind::Hooks) {
+        match futures_block(runtime.hook_subscriptions(skill, &ctx)) {
+            Ok(subs) => println!("ok    {} hook subscription(s)", subs.len()),
+            Err(e) => problems.push(format!("hook subscriptions failed: {e}")),
+        }
+    }
+    Ok(problems)
+}
+
 fn sign(path: &Path, key_file: &Path) -> Result<u8> {
     let key = agent_trust::SecretKey::read(key_file)?;
     let target: PathBuf = if path.is_dir() {
@@ -599,14 +723,20 @@ fn sign(path: &Path, key_file: &Path) -> Result<u8> {
     } else {
         path.to_path_buf()
     };
-    let bytes = std::fs::read(&target).with_context(|| format!("reading {}", target.display()))?;
+    sign_file(&target, &key)?;
+    println!("signed {} with key {}", target.display(), key.public().id());
+    Ok(exit::OK)
+}
+
+/// Signs the component at `target` in place (replacing any signature it has).
+pub(crate) fn sign_file(target: &Path, key: &agent_trust::SecretKey) -> Result<()> {
+    let bytes = std::fs::read(target).with_context(|| format!("reading {}", target.display()))?;
     let signed = agent_trust::sign(&bytes, key.signing_key())
         .map_err(|e| anyhow::anyhow!("{}: {e}", target.display()))?;
     let tmp = target.with_extension("wasm.signing");
     std::fs::write(&tmp, &signed).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, &target).with_context(|| format!("replacing {}", target.display()))?;
-    println!("signed {} with key {}", target.display(), key.public().id());
-    Ok(exit::OK)
+    std::fs::rename(&tmp, target).with_context(|| format!("replacing {}", target.display()))?;
+    Ok(())
 }
 
 fn permissions(app: &mut App, name: &str, revoke: Option<&str>) -> Result<u8> {
