@@ -621,6 +621,34 @@ fn the_repository_index_installs_its_examples_offline() {
         r#"{"text":"Hello World"}"#,
     ]));
     assert!(slug.contains("hello-world"), "{slug}");
+
+    // The spec's example skills, one per language at least, each published
+    // signed by the index key: install verifies every digest and signature,
+    // and the installed copy loads and passes `skill test`.
+    let examples = [
+        ("kubernetes", "1.2.0"),
+        ("database", "1.0.0"),
+        ("ddd-expert", "1.0.0"),
+        ("rfc-writer", "1.0.0"),
+        ("hipaa-compliance", "1.0.0"),
+        ("i18n-output", "1.0.0"),
+    ];
+    let listed = ok(&sb.agent(&["skill", "list", "--available", "--index", s(&index)]));
+    for (name, version) in examples {
+        assert!(
+            listed
+                .lines()
+                .any(|l| l.starts_with(name) && l.contains(version)),
+            "{name} {version} not offered:\n{listed}"
+        );
+        ok(&sb.agent(&["skill", "install", name, "--index", s(&index)]));
+        let dir = sb.paths().user_skills_dir().join(name);
+        let tested = ok(&sb.agent(&["skill", "test", s(&dir)]));
+        assert!(
+            tested.contains("signed by key cad12f3b5cde1a69") && tested.contains("PASS"),
+            "{name}: {tested}"
+        );
+    }
     // Nothing was written into the committed index.
     let status = Command::new("git")
         .args(["status", "--porcelain", "--", "registry-index"])
