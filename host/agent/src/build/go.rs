@@ -387,11 +387,7 @@ fn componentize(wit: &Path, world: &str, mut core: Vec<u8>) -> Result<Vec<u8>> {
 
 /// Like [`run`], but keeps the tool's chatter unless it fails.
 fn run_quiet(cmd: &mut Command) -> Result<()> {
-    let line = std::iter::once(cmd.get_program())
-        .chain(cmd.get_args())
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join(" ");
+    let line = super::command_line(cmd);
     println!("  $ {line}");
     let out = cmd
         .output()

@@ -81,11 +81,7 @@ fn is_executable(path: &Path) -> bool {
 /// Runs a build step: prints `  $ program args…`, lets it write to the
 /// terminal, and fails naming the program and its exit status.
 pub fn run(cmd: &mut Command) -> Result<()> {
-    let line = std::iter::once(cmd.get_program())
-        .chain(cmd.get_args())
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join(" ");
+    let line = command_line(cmd);
     println!("  $ {line}");
     let program = cmd.get_program().to_string_lossy().into_owned();
     let status = cmd
@@ -95,6 +91,15 @@ pub fn run(cmd: &mut Command) -> Result<()> {
         bail!("`{line}` failed ({status})");
     }
     Ok(())
+}
+
+/// `program arg…` as printed before a build step runs.
+pub fn command_line(cmd: &Command) -> String {
+    std::iter::once(cmd.get_program())
+        .chain(cmd.get_args())
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The language of the skill in `dir`, told by its files.
