@@ -355,3 +355,52 @@ fn a_missing_toolchain_is_named_with_its_install_command() {
         text(&out)
     );
 }
+
+/// Bad input to `create` and `build` is named, with what to do, before
+/// anything is written or built.
+#[test]
+fn bad_authoring_input_names_the_name_file_or_flag() {
+    let a = author();
+    let parent = a.skills.path().display().to_string();
+    let out = agent(&a, &["skill", "create", "Bad_Name", "--dir", &parent]);
+    assert_eq!(code(&out), 2, "{:?}", text(&out));
+    assert!(
+        text(&out).1.contains("skill name `Bad_Name`"),
+        "{:?}",
+        text(&out)
+    );
+    let out = agent(&a, &["skill", "create", "x", "--type", "bogus"]);
+    assert_eq!(code(&out), 2, "{:?}", text(&out));
+    assert!(text(&out).1.contains("--type"), "{:?}", text(&out));
+
+    ok(&agent(
+        &a,
+        &["skill", "create", "keyless", "--dir", &parent],
+    ));
+    let d = a.skills.path().join("keyless").display().to_string();
+    let again = agent(&a, &["skill", "create", "keyless", "--dir", &parent]);
+    assert_eq!(code(&again), 1, "{:?}", text(&again));
+    assert!(
+        text(&again).1.contains("already exists"),
+        "{:?}",
+        text(&again)
+    );
+    let missing = a.skills.path().join("nope.key").display().to_string();
+    let out = agent(&a, &["skill", "build", &d, "--key", &missing]);
+    assert_eq!(code(&out), 1, "{:?}", text(&out));
+    assert!(text(&out).1.contains(&missing), "{:?}", text(&out));
+    assert!(
+        !a.skills.path().join("keyless/dist").exists(),
+        "nothing built"
+    );
+
+    // A manifest error names the file and line.
+    write(
+        &a.skills.path().join("keyless"),
+        "SKILL.yaml",
+        "name: keyless\nversion: zz\n",
+    );
+    let out = agent(&a, &["skill", "build", &d, "--no-sign"]);
+    assert_eq!(code(&out), 1, "{:?}", text(&out));
+    assert!(text(&out).1.contains("SKILL.yaml:2"), "{:?}", text(&out));
+}

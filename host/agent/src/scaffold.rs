@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-use crate::cli::{Lang, ScaffoldType, exit};
+use crate::cli::{Lang, ScaffoldType, UsageError, exit};
 
 include!(concat!(env!("OUT_DIR"), "/templates.rs"));
 
@@ -30,9 +30,10 @@ pub fn create(
     sdk: Option<&Path>,
 ) -> Result<u8> {
     if !agent_manifest::is_skill_name(name) {
-        bail!(
+        return Err(UsageError(format!(
             "skill name `{name}`: use lowercase letters, digits and single hyphens (e.g. `my-skill`)"
-        );
+        ))
+        .into());
     }
     let parent = match parent {
         Some(p) => p.to_path_buf(),

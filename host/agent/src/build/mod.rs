@@ -233,8 +233,8 @@ pub fn build(path: Option<&Path>, signing: Signing) -> Result<u8> {
 }
 
 fn read_key(file: &Path) -> Result<agent_trust::SecretKey> {
-    agent_trust::SecretKey::read(file)
-        .with_context(|| format!("reading the signing key {}", file.display()))
+    // The error names the file already.
+    agent_trust::SecretKey::read(file).context("reading the signing key")
 }
 
 /// A component starts with the wasm magic and the component layer; a core
