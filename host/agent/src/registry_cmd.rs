@@ -560,7 +560,19 @@ pub fn install(app: &mut App, arg: &IndexArg, target: &str, project: bool) -> Re
         .skills
         .insert(name.clone(), installed.version.clone());
     opened.store.raise_registry_seen(&opened.id, &raised)?;
-    record(&opened.store, &place, &installed, &opened.id)?;
+    finish_install(app, &opened.store, &place, &installed, &opened.id)
+}
+
+/// Records an install (`source`: where it came from), says where it went,
+/// and how to grant its permissions when nothing was asked.
+fn finish_install(
+    app: &App,
+    store: &Store,
+    place: &InstallPlace,
+    installed: &agent_registry::Installed,
+    source: &str,
+) -> Result<u8> {
+    record(store, place, installed, source)?;
     println!(
         "installed {} {} into {}",
         installed.name,
@@ -606,20 +618,13 @@ fn install_dir(app: &mut App, src: &Path, dest: &Path, place: &InstallPlace) -> 
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let abs = std::path::absolute(src).unwrap_or(src.to_path_buf());
     let store = app.store()?;
-    record(
+    finish_install(
+        app,
         &store,
         place,
         &installed,
         &format!("path:{}", abs.display()),
-    )?;
-    println!(
-        "installed {} {} into {}",
-        installed.name,
-        installed.version,
-        installed.dir.display()
-    );
-    not_granted_note(app, &installed.name, &installed.permissions);
-    Ok(exit::OK)
+    )
 }
 
 fn install_git(app: &mut App, spec: &str, dest: &Path, place: &InstallPlace) -> Result<u8> {
@@ -639,15 +644,7 @@ fn install_git(app: &mut App, spec: &str, dest: &Path, place: &InstallPlace) -> 
     )
     .map_err(|e| anyhow::anyhow!("{e}"))?;
     let store = app.store()?;
-    record(&store, place, &installed, &format!("git:{spec}"))?;
-    println!(
-        "installed {} {} into {}",
-        installed.name,
-        installed.version,
-        installed.dir.display()
-    );
-    not_granted_note(app, &installed.name, &installed.permissions);
-    Ok(exit::OK)
+    finish_install(app, &store, place, &installed, &format!("git:{spec}"))
 }
 
 // ---------------------------------------------------------------------------

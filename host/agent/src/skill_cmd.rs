@@ -525,9 +525,10 @@ fn test(app: &mut App, path: &Path) -> Result<u8> {
             return Ok(exit::FAILURE);
         }
     };
+    let ctx = app.call_context("cli")?;
+    let runtime = app.runtime()?.clone();
     if skill.exports(ExportKind::Tool) {
-        let ctx = app.call_context("cli")?;
-        match futures_block(app.runtime()?.list_tools(&skill, &ctx)) {
+        match futures_block(runtime.list_tools(&skill, &ctx)) {
             Ok(tools) => {
                 println!("ok    {} tool(s):", tools.len());
                 for t in &tools {
@@ -575,7 +576,7 @@ fn test(app: &mut App, path: &Path) -> Result<u8> {
             Err(e) => problems.push(format!("list-tools failed: {e}")),
         }
     }
-    let others = test_other_exports(app, &skill, &manifest)?;
+    let others = test_other_exports(&runtime, &ctx, &skill, &manifest);
     problems.extend(others);
     if manifest.tools.is_empty() && skill.exports(ExportKind::Tool) {
         println!(
@@ -599,10 +600,13 @@ fn test(app: &mut App, path: &Path) -> Result<u8> {
 /// `agent skill test` for prompt, workflow, scanner and transform exports:
 /// calls what is pure (fragments for this project, the workflow and scanner
 /// lists) and checks them against the manifest. Returns the problems found.
-fn test_other_exports(app: &mut App, skill: &Skill, manifest: &Manifest) -> Result<Vec<String>> {
+fn test_other_exports(
+    runtime: &agent_runtime::Runtime,
+    ctx: &std::sync::Arc<agent_runtime::CallContext>,
+    skill: &Skill,
+    manifest: &Manifest,
+) -> Vec<String> {
     let mut problems = Vec::new();
-    let ctx = app.call_context("cli")?;
-    let runtime = app.runtime()?.clone();
     if skill.exports(ExportKind::Prompt) {
         let context = agent_runtime::PromptContext {
             mode: "cli".into(),
@@ -614,7 +618,7 @@ fn test_other_exports(app: &mut App, skill: &Skill, manifest: &Manifest) -> Resu
                 .map(|p| p.max_context_tokens)
                 .unwrap_or(2000),
         };
-        match futures_block(runtime.prompt_fragments(skill, &ctx, &context)) {
+        match futures_block(runtime.prompt_fragments(skill, ctx, &context)) {
             Ok(fragments) => {
                 println!(
                     "ok    {} prompt fragment(s) for this project (languages: {}):",
@@ -641,7 +645,7 @@ fn test_other_exports(app: &mut App, skill: &Skill, manifest: &Manifest) -> Resu
         }
     }
     if skill.exports(ExportKind::Workflow) {
-        match futures_block(runtime.list_workflows(skill, &ctx)) {
+        match futures_block(runtime.list_workflows(skill, ctx)) {
             Ok(workflows) => {
                 println!("ok    {} workflow(s):", workflows.len());
                 for w in &workflows {
@@ -670,7 +674,7 @@ fn test_other_exports(app: &mut App, skill: &Skill, manifest: &Manifest) -> Resu
             .map(|r| r.scanners.iter().map(|s| s.name.as_str()).collect())
             .unwrap_or_default();
         let offered = futures_block(async {
-            let mut instance = runtime.instantiate_bare(skill, &ctx).await?;
+            let mut instance = runtime.instantiate_bare(skill, ctx).await?;
             instance.list_scanners().await
         });
         match offered {
@@ -702,12 +706,12 @@ fn test_other_exports(app: &mut App, skill: &Skill, manifest: &Manifest) -> Resu
         );
     }
     if skill.exports(ExportKind::Hooks) {
-        match futures_block(runtime.hook_subscriptions(skill, &ctx)) {
+        match futures_block(runtime.hook_subscriptions(skill, ctx)) {
             Ok(subs) => println!("ok    {} hook subscription(s)", subs.len()),
             Err(e) => problems.push(format!("hook subscriptions failed: {e}")),
         }
     }
-    Ok(problems)
+    problems
 }
 
 fn sign(path: &Path, key_file: &Path) -> Result<u8> {

@@ -272,23 +272,9 @@ impl Ctx<'_> {
     }
 }
 
-const LANGUAGES: &[&str] = &[
-    "python",
-    "javascript",
-    "typescript",
-    "tsx",
-    "go",
-    "java",
-    "rust",
-    "swift",
-    "ruby",
-    "c",
-    "cpp",
-];
-
 /// Whether `lang` is a language the engine knows (one with a grammar).
 fn known_language(lang: &str) -> bool {
-    LANGUAGES.contains(&lang)
+    agent_syntax::languages().contains(&lang)
 }
 
 impl SecurityConfig {
@@ -502,7 +488,10 @@ fn convert(raw: RawConfig, cx: &Ctx<'_>) -> Result<SecurityConfig, ConfigError> 
             if !known_language(l) {
                 return Err(cx.err(
                     &at(&format!("languages[{j}]")),
-                    format!("unknown language `{l}` (known: {})", LANGUAGES.join(", ")),
+                    format!(
+                        "unknown language `{l}` (known: {})",
+                        agent_syntax::languages().join(", ")
+                    ),
                 ));
             }
         }

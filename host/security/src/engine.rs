@@ -595,11 +595,11 @@ fn scan_file<'s>(
         let r = block_on(rt, inst.scan(&s.name, &target));
         let elapsed: Duration = t.elapsed();
         let builtin = skill.origin == Origin::Builtin;
-        match r {
+        let st = out.stat(&s.full);
+        st.files += 1;
+        st.millis += elapsed.as_millis() as u64;
+        let message = match r {
             Ok(Ok(list)) => {
-                let st = out.stat(&s.full);
-                st.files += 1;
-                st.millis += elapsed.as_millis() as u64;
                 st.findings += list.len();
                 for mut w in list {
                     // A scanner reports on the file it was handed, nothing else.
@@ -608,32 +608,21 @@ fn scan_file<'s>(
                     out.findings
                         .push(Finding::from_wit(w, skill.name(), &s.name, builtin, line));
                 }
+                continue;
             }
-            Ok(Err(e)) => {
-                let st = out.stat(&s.full);
-                st.files += 1;
-                st.errors += 1;
-                st.millis += elapsed.as_millis() as u64;
-                out.errors.push(ScanError {
-                    scanner: s.full.clone(),
-                    file: Some(file.path.clone()),
-                    message: format!("{e:?}"),
-                });
-            }
+            Ok(Err(e)) => format!("{e:?}"),
             Err(e) => {
-                let st = out.stat(&s.full);
-                st.files += 1;
-                st.errors += 1;
-                st.millis += elapsed.as_millis() as u64;
-                out.errors.push(ScanError {
-                    scanner: s.full.clone(),
-                    file: Some(file.path.clone()),
-                    message: call_error_message(&e),
-                });
                 // A trap poisons the instance: the next file gets a new one.
                 instances[s.skill] = None;
+                call_error_message(&e)
             }
-        }
+        };
+        st.errors += 1;
+        out.errors.push(ScanError {
+            scanner: s.full.clone(),
+            file: Some(file.path.clone()),
+            message,
+        });
     }
 }
 
