@@ -53,6 +53,13 @@ impl Tmux {
         self.run(&["capture-pane", "-p", "-t", "tui"])
     }
 
+    /// The screen and its scrollback, wrapped lines joined: what the program
+    /// printed after leaving the alternate screen, even once tmux has scrolled
+    /// it up to show "Pane is dead".
+    fn printed(&self) -> String {
+        self.run(&["capture-pane", "-p", "-J", "-S", "-", "-t", "tui"])
+    }
+
     /// Waits until the screen shows `text`; the screen on timeout.
     fn wait_for(&self, text: &str, timeout: Duration) -> Result<String, String> {
         let start = Instant::now();
@@ -191,18 +198,20 @@ fn tui_prompt_permission_dialog_answer_and_edited_file() {
 
     tmux.keys(&["-l", "/quit"]);
     tmux.keys(&["Enter"]);
-    let s = tmux
-        .wait_for("continue with `agent --resume", long)
-        .unwrap_or_else(|s| panic!("did not quit cleanly:\n{s}"));
-    assert!(
-        !s.contains("Permission requested"),
-        "the alternate screen is left:\n{s}"
-    );
-
     assert!(
         tmux.wait_dead(long),
         "/quit did not quit:\n{}",
         tmux.screen()
+    );
+    let s = tmux.printed();
+    let line = s
+        .lines()
+        .find(|l| l.starts_with("continue with `agent --resume "))
+        .unwrap_or_else(|| panic!("did not quit cleanly:\n{s}"));
+    assert!(line.len() <= 80, "the line wraps on 80 columns: {line}");
+    assert!(
+        !s.contains("Permission requested"),
+        "the alternate screen is left:\n{s}"
     );
     tmux.run(&["clear-history", "-t", "tui"]);
 

@@ -566,7 +566,8 @@ pub fn run(app: &mut App, args: TuiArgs) -> Result<u8> {
     }
     agent_tui::term::run(&mut ui, &mut backend, tx, rx)?;
     if let Some(id) = &lock(&backend.conversation).session {
-        println!("session {id} — continue with `agent --resume {id}`");
+        // One short line: it must not wrap on an 80-column terminal.
+        println!("continue with `agent --resume {id}`");
     }
     Ok(exit::OK)
 }
