@@ -451,6 +451,24 @@ fn bad_flags_are_usage_errors() {
         "{}",
         text(&out).1
     );
+    // A scope on a permission that is granted as a whole could never match:
+    // refused before anything is set up, so no session is recorded.
+    let out = sb.agent(&["run", "-p", "hi", "--allow", "file:read:src"]);
+    assert_eq!(code(&out), 2, "{}", text(&out).1);
+    assert!(
+        text(&out)
+            .1
+            .contains("invalid --allow value `file:read:src`: file:read takes no scope"),
+        "{}",
+        text(&out).1
+    );
+    let sessions = sb.agent(&["sessions", "list"]);
+    assert_eq!(code(&sessions), 0, "{}", text(&sessions).1);
+    assert!(
+        text(&sessions).0.to_lowercase().contains("no sessions"),
+        "{}",
+        text(&sessions).0
+    );
     let caps = sb.project.path().join("caps.yaml");
     std::fs::write(
         &caps,

@@ -115,8 +115,8 @@ impl App {
 
     /// The allowlist from `--allow` and `--capabilities`.
     pub fn allowlist(&self) -> Result<AllowList> {
-        let mut list = AllowList::from_flags(&self.global.allow)
-            .map_err(|e| UsageError(format!("--allow {e}")))?;
+        let mut list =
+            AllowList::from_flags(&self.global.allow).map_err(|e| UsageError(e.to_string()))?;
         for file in &self.global.capabilities {
             list.extend(
                 AllowList::from_file(file)

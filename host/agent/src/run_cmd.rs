@@ -169,6 +169,8 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
         })?,
         None => config.agent.timeout,
     };
+    // Flags are checked before anything is set up or stored.
+    let allow = app.allowlist()?;
     let (provider, provider_name, model) = match provider_for(&args.provider_args, &config) {
         Ok(p) => p,
         Err(e) => {
@@ -207,7 +209,6 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
 
     let skills: Arc<Vec<Skill>> = Arc::new(app.load_all()?);
     let explicit = app.explicit_skills(&skills);
-    let allow = app.allowlist()?;
     let grants = app.grants()?;
     let gate = Arc::new(HeadlessGate::new(args.yes, allow, &skills));
     let runtime = app.runtime()?.clone();

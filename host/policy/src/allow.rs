@@ -44,6 +44,9 @@ pub enum AllowProblem {
     /// `file:read:`: a `:` with no scope after it.
     #[error("the scope after the permission is empty")]
     EmptyScope,
+    /// A scope on a permission whose uses carry none (`file:read:src`): it could never match.
+    #[error("{0} takes no scope (it is granted as a whole); write `{0}` without `:SCOPE`")]
+    Unscoped(Permission),
     /// A `net:fetch` scope that is not an origin.
     #[error("the scope of net:fetch must be an origin like `https://api.example.com`, not `{0}`")]
     NotAnOrigin(String),
@@ -180,6 +183,9 @@ fn parse_entry(value: &str) -> Result<AllowEntry, AllowProblem> {
         Some("") => return Err(AllowProblem::EmptyScope),
         Some(scope) => Some(scope),
     };
+    if scope.is_some() && scope_kind(permission).is_none() {
+        return Err(AllowProblem::Unscoped(permission));
+    }
     if let (Permission::NetFetch, Some(scope)) = (permission, scope) {
         match split_origin(scope) {
             Some((_, rest)) if rest.is_empty() || rest == "/" => {}
@@ -191,6 +197,22 @@ fn parse_entry(value: &str) -> Result<AllowEntry, AllowProblem> {
         permission,
         scope: scope.map(str::to_string),
     })
+}
+
+/// What the host names when it asks for `permission`, i.e. what a scope in `--allow` is
+/// compared with; `None` for permissions it always asks for as a whole.
+pub(crate) fn scope_kind(permission: Permission) -> Option<&'static str> {
+    match permission {
+        Permission::ShellExec => Some("the program"),
+        Permission::NetFetch => Some("the origin"),
+        Permission::EnvRead | Permission::EnvWrite => Some("the variable name"),
+        Permission::SkillInvoke => Some("the callee skill"),
+        Permission::FileRead
+        | Permission::FileWrite
+        | Permission::LlmCall
+        | Permission::GitRead
+        | Permission::GitWrite => None,
+    }
 }
 
 /// Whether a grant limited to `granted` (or unlimited) covers a use with `requested` scope.
@@ -551,6 +573,28 @@ mod tests {
             AllowProblem::InvalidSkill("my skill".into())
         );
         assert_eq!(problem("file:read:"), AllowProblem::EmptyScope);
+        for (value, permission) in [
+            ("file:read:src", Permission::FileRead),
+            ("core-tools/file:write:docs/**", Permission::FileWrite),
+            ("llm:call:claude", Permission::LlmCall),
+            ("git:read:HEAD", Permission::GitRead),
+            ("git:write:main", Permission::GitWrite),
+        ] {
+            assert_eq!(problem(value), AllowProblem::Unscoped(permission));
+            let msg = AllowEntry::parse(value).unwrap_err().to_string();
+            assert!(
+                msg.contains(&format!("{permission} takes no scope")),
+                "{msg}"
+            );
+        }
+        for value in [
+            "shell:exec:git",
+            "env:read:KUBECONFIG",
+            "env:write:PGPASSWORD",
+            "skill:invoke:git",
+        ] {
+            assert!(AllowEntry::parse(value).is_ok(), "{value}");
+        }
         assert_eq!(
             problem("net:fetch:api.example.com"),
             AllowProblem::NotAnOrigin("api.example.com".into())
