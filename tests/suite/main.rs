@@ -4,11 +4,14 @@
 //!
 //! - `sandbox`: what a hostile skill tries, and that the host refuses or
 //!   contains it with the right message and audit entry.
+//! - `http`: the `http` import against loopback servers: hosts, grants,
+//!   redirects, methods, caps.
 //! - `signatures`: every way a component's signature can be wrong, and the
 //!   ways it can be right.
 
 mod common;
 mod hooks;
+mod http;
 mod prompts;
 mod providers;
 mod sandbox;

@@ -60,6 +60,17 @@ impl HostState {
         )))
     }
 
+    /// Checks a URL the request is about to go to (the first, or a redirect's
+    /// target): the manifest's `hosts:` list, then the grant for its origin.
+    fn admit(&self, url: &Url, method: &reqwest::Method) -> Result<(), CapabilityError> {
+        self.check_host(url)?;
+        let detail = format!("{method} {url}");
+        match denied(self.authorize(Permission::NetFetch, Some(&origin(url)), &detail)) {
+            Some(err) => Err(err),
+            None => Ok(()),
+        }
+    }
+
     async fn fetch(&mut self, req: HttpRequest) -> Result<HttpResponse, CapabilityError> {
         let mut url = Url::parse(&req.url)
             .map_err(|e| CapabilityError::Invalid(format!("URL `{}`: {e}", req.url)))?;
@@ -69,17 +80,8 @@ impl HostState {
                 req.url
             )));
         }
-        let method = reqwest::Method::from_bytes(req.method.to_ascii_uppercase().as_bytes())
-            .map_err(|_| {
-                CapabilityError::Invalid(format!("unknown HTTP method `{}`", req.method))
-            })?;
-        self.check_host(&url)?;
-        let detail = format!("{} {}", method, url);
-        if let Some(err) =
-            denied(self.authorize(Permission::NetFetch, Some(&origin(&url)), &detail))
-        {
-            return Err(err);
-        }
+        let mut method = parse_method(&req.method)?;
+        self.admit(&url, &method)?;
         self.http_count += 1;
         if self.http_count > self.policy.max_http_per_call {
             return Err(CapabilityError::LimitExceeded(format!(
@@ -95,13 +97,15 @@ impl HostState {
         let timeout = self.clamp_to_deadline(timeout);
         let client = self.ctx.http_client().map_err(CapabilityError::Failed)?;
 
+        let mut headers = req.headers;
+        let mut body = req.body;
         let mut redirects = 0;
         let response = loop {
             let mut builder = client.request(method.clone(), url.clone()).timeout(timeout);
-            for (k, v) in &req.headers {
+            for (k, v) in &headers {
                 builder = builder.header(k, v);
             }
-            if let Some(body) = &req.body {
+            if let Some(body) = &body {
                 builder = builder.body(body.clone());
             }
             let response = match builder.send().await {
@@ -120,31 +124,52 @@ impl HostState {
                     });
                 }
             };
-            if response.status().is_redirection()
-                && let Some(location) = response.headers().get(reqwest::header::LOCATION)
-            {
-                redirects += 1;
-                if redirects > MAX_REDIRECTS {
-                    return Err(CapabilityError::Failed(format!(
-                        "more than {MAX_REDIRECTS} redirects"
-                    )));
-                }
-                let next = location
-                    .to_str()
-                    .ok()
-                    .and_then(|l| url.join(l).ok())
-                    .ok_or_else(|| {
-                        CapabilityError::Failed("redirect with a bad Location".into())
-                    })?;
-                self.check_host(&next)?;
-                url = next;
-                continue;
+            let status = response.status().as_u16();
+            let location = response.headers().get(reqwest::header::LOCATION);
+            let (true, Some(location)) = (REDIRECTS.contains(&status), location) else {
+                break response;
+            };
+            redirects += 1;
+            if redirects > MAX_REDIRECTS {
+                self.record_use("net:fetch", url.as_str(), "failed: too many redirects");
+                return Err(CapabilityError::Failed(format!(
+                    "{method} {url}: more than {MAX_REDIRECTS} redirects"
+                )));
             }
-            break response;
+            let next = location
+                .to_str()
+                .ok()
+                .and_then(|l| url.join(l).ok())
+                .filter(|u| matches!(u.scheme(), "http" | "https"))
+                .ok_or_else(|| {
+                    CapabilityError::Failed(format!(
+                        "{method} {url}: redirect to a bad or non-http Location"
+                    ))
+                })?;
+            // As browsers and curl do: 303 turns any request into a GET, and
+            // 301/302 turn a POST into one; 307/308 repeat the request as is.
+            if (status == 303 && method != reqwest::Method::HEAD)
+                || (matches!(status, 301 | 302) && method == reqwest::Method::POST)
+            {
+                method = reqwest::Method::GET;
+                body = None;
+                headers.retain(|(k, _)| !is_content_header(k));
+            }
+            // Credentials go to the origin they were written for, never further.
+            if origin(&next) != origin(&url) {
+                headers.retain(|(k, _)| !is_credential_header(k));
+            }
+            self.record_use(
+                "net:fetch",
+                &format!("{method} {url}"),
+                &format!("HTTP {status}, redirected to {next}"),
+            );
+            self.admit(&next, &method)?;
+            url = next;
         };
 
         let status = response.status().as_u16();
-        let headers = response
+        let response_headers = response
             .headers()
             .iter()
             .map(|(k, v)| {
@@ -156,6 +181,7 @@ impl HostState {
             .collect();
         let cap = self.policy.http_body_cap;
         let mut body = Vec::new();
+        let mut cut = false;
         let mut response = response;
         loop {
             match response.chunk().await {
@@ -163,25 +189,73 @@ impl HostState {
                     let room = cap.saturating_sub(body.len());
                     body.extend_from_slice(&chunk[..chunk.len().min(room)]);
                     if chunk.len() > room {
+                        cut = true;
                         break;
                     }
                 }
                 Ok(None) => break,
+                Err(e) if e.is_timeout() => {
+                    self.record_use("net:fetch", url.as_str(), "timed out reading body");
+                    return Err(CapabilityError::TimedOut);
+                }
                 Err(e) => {
                     self.record_use("net:fetch", url.as_str(), "failed reading body");
                     return Err(CapabilityError::Failed(format!("reading {url}: {e}")));
                 }
             }
         }
-        self.record_use(
-            "net:fetch",
-            &format!("{method} {url}"),
-            &format!("HTTP {status}"),
-        );
+        let mut outcome = format!("HTTP {status}");
+        if cut {
+            outcome.push_str(&format!(", body cut at {cap} bytes"));
+            self.host_log(
+                "warn",
+                format!(
+                    "{method} {url}: the response body was cut at {cap} bytes (the host's cap)"
+                ),
+            );
+        }
+        self.record_use("net:fetch", &format!("{method} {url}"), &outcome);
         Ok(HttpResponse {
             status,
-            headers,
+            headers: response_headers,
             body,
         })
     }
+}
+
+/// The statuses that are followed when they carry a `Location`.
+const REDIRECTS: [u16; 5] = [301, 302, 303, 307, 308];
+
+/// The methods the `http` import takes (the WIT lists them), upper-cased.
+fn parse_method(method: &str) -> Result<reqwest::Method, CapabilityError> {
+    use reqwest::Method;
+    let upper = method.to_ascii_uppercase();
+    [
+        Method::GET,
+        Method::HEAD,
+        Method::POST,
+        Method::PUT,
+        Method::PATCH,
+        Method::DELETE,
+    ]
+    .into_iter()
+    .find(|m| m.as_str() == upper)
+    .ok_or_else(|| {
+        CapabilityError::Invalid(format!(
+            "HTTP method `{method}` is not supported: use GET, HEAD, POST, PUT, PATCH or DELETE"
+        ))
+    })
+}
+
+/// Headers that describe a request body, dropped when a redirect drops the body.
+fn is_content_header(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    name.starts_with("content-") || name == "transfer-encoding"
+}
+
+/// Headers that carry credentials, dropped on a redirect to another origin.
+fn is_credential_header(name: &str) -> bool {
+    ["authorization", "cookie", "proxy-authorization"]
+        .iter()
+        .any(|h| name.eq_ignore_ascii_case(h))
 }

@@ -40,14 +40,7 @@ pub(crate) fn truncate_utf8(s: &mut String, max: usize) -> bool {
 impl types::Host for HostState {}
 
 impl log::Host for HostState {
-    async fn log(&mut self, level: LogLevel, mut message: String) -> wasmtime::Result<()> {
-        if self.logs.len() >= MAX_LOG_LINES {
-            self.logs_dropped += 1;
-            return Ok(());
-        }
-        if truncate_utf8(&mut message, MAX_LOG_LINE) {
-            message.push_str(" [cut]");
-        }
+    async fn log(&mut self, level: LogLevel, message: String) -> wasmtime::Result<()> {
         let level = match level {
             LogLevel::Trace => "trace",
             LogLevel::Debug => "debug",
@@ -55,12 +48,27 @@ impl log::Host for HostState {
             LogLevel::Warn => "warn",
             LogLevel::Error => "error",
         };
+        self.host_log(level, message);
+        Ok(())
+    }
+}
+
+impl HostState {
+    /// Adds a line to the call's log (the guest's `log` import, or a note of
+    /// the host about this call), within the per-call caps.
+    pub(crate) fn host_log(&mut self, level: &str, mut message: String) {
+        if self.logs.len() >= MAX_LOG_LINES {
+            self.logs_dropped += 1;
+            return;
+        }
+        if truncate_utf8(&mut message, MAX_LOG_LINE) {
+            message.push_str(" [cut]");
+        }
         tracing::debug!(skill = %self.skill.name, level, "{message}");
         self.logs.push(LogLine {
             level: level.to_string(),
             message,
         });
-        Ok(())
     }
 }
 
