@@ -913,3 +913,133 @@ fn online_osv_needs_net_fetch_and_then_asks_the_api() {
     assert_eq!(seen[1].path, "/v1/vulns/GHSA-m2qf-hxjv-5gpq");
     drop(server);
 }
+
+// ---------------------------------------------------------------------------
+// Hooks: a security-rule skill hears the finished audit.
+
+#[test]
+fn scan_complete_hooks_receive_every_finding() {
+    use agent_tests::model_server::{ModelServer, Reply};
+    let rt = agent_tests::model_server::tokio_rt();
+    let server = rt
+        .block_on(ModelServer::start(vec![
+            Reply::error(200, &serde_json::json!({"ok": true})),
+            Reply::error(500, &serde_json::json!({"error": "down"})),
+        ]))
+        .expect("server");
+    let sb = sandbox();
+    let config = sb.paths().config_file();
+    std::fs::create_dir_all(config.parent().expect("config dir")).expect("mkdir");
+    std::fs::write(
+        &config,
+        format!(
+            "[skills.config.scan-notifier]\nurl = \"{}/hooks/audit\"\n",
+            server.url()
+        ),
+    )
+    .expect("config.toml");
+    let skill = tempfile::tempdir().expect("tmp");
+    let wasm = std::fs::read(build_guest("guest-scan-hook")).expect("guest");
+    agent_tests::write_skill(
+        skill.path(),
+        "name: scan-notifier\nversion: 0.1.0\ndescription: posts audits\ntypes: [security-rule]\n\
+         permissions: [net:fetch]\nhosts: [\"http://127.0.0.1\"]\n\
+         implementation:\n  component: skill.wasm\n\
+         security_rules:\n  scanners:\n    - name: notify-marker\n      description: markers\n",
+        &wasm,
+        None,
+    );
+    // `hosts:` needs the server's port.
+    let manifest = skill.path().join("SKILL.yaml");
+    let text_of = std::fs::read_to_string(&manifest).expect("manifest");
+    std::fs::write(&manifest, text_of.replace("http://127.0.0.1", server.url())).expect("write");
+
+    let dir = fixture("flask-app");
+    write(dir.path(), "notes.txt", "fine\nNOTIFY-ME\n");
+    let skill_dir = skill.path().display().to_string();
+    let grant = format!("scan-notifier/net:fetch:{}", server.url());
+    let (_, report, stderr) = audit_json(
+        &sb,
+        dir.path(),
+        &[
+            "--skills",
+            &skill_dir,
+            "--allow-unsigned",
+            "--allow",
+            &grant,
+        ],
+    );
+    assert!(!stderr.contains("warning: skill"), "{stderr}");
+    let seen = server.requests();
+    assert_eq!(seen.len(), 1, "{stderr}");
+    assert_eq!(
+        (seen[0].method.as_str(), seen[0].path.as_str()),
+        ("POST", "/hooks/audit")
+    );
+    // The hook got the report's findings, all of them, with their ids.
+    let findings = report["findings"].as_array().expect("findings");
+    assert!(findings.len() > 1, "{report}");
+    assert_eq!(seen[0].body["count"], findings.len());
+    let posted: Vec<(String, String, u64)> = seen[0].body["findings"]
+        .as_array()
+        .expect("posted findings")
+        .iter()
+        .map(|f| {
+            (
+                f["id"].as_str().unwrap_or_default().to_string(),
+                f["rule_id"].as_str().unwrap_or_default().to_string(),
+                f["line"].as_u64().unwrap_or_default(),
+            )
+        })
+        .collect();
+    let reported: Vec<(String, String, u64)> = findings
+        .iter()
+        .map(|f| {
+            (
+                f["id"].as_str().unwrap_or_default().to_string(),
+                f["rule_id"].as_str().unwrap_or_default().to_string(),
+                f["location"]["start_line"].as_u64().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(posted, reported);
+    assert!(
+        posted
+            .iter()
+            .any(|(_, rule, line)| rule == "NOTIFY-001" && *line == 2),
+        "{posted:?}"
+    );
+
+    // A failing hook is a warning naming the skill; the report and the exit
+    // code are the audit's own.
+    let (code_failed, again, stderr) = audit_json(
+        &sb,
+        dir.path(),
+        &[
+            "--skills",
+            &skill_dir,
+            "--allow-unsigned",
+            "--allow",
+            &grant,
+        ],
+    );
+    assert_eq!(triples(&again), triples(&report));
+    assert!(
+        stderr.contains("warning: skill `scan-notifier`: its on_security_scan_complete hook failed: the endpoint answered HTTP 500"),
+        "{stderr}"
+    );
+    // Without the grant the hook cannot reach the network, and says so.
+    let (code_denied, _, stderr) = audit_json(
+        &sb,
+        dir.path(),
+        &["--skills", &skill_dir, "--allow-unsigned"],
+    );
+    assert!(
+        stderr
+            .contains("warning: skill `scan-notifier`: its on_security_scan_complete hook failed")
+            && stderr.contains("permission denied"),
+        "{stderr}"
+    );
+    assert_eq!(server.requests().len(), 2, "no request without the grant");
+    assert_eq!(code_failed, code_denied);
+}

@@ -13,7 +13,12 @@ use std::process::Command;
 use std::sync::Mutex;
 use std::time::Duration;
 
+use std::sync::Arc;
+
+use agent_core::hooks::HookSet;
 use agent_manifest::Permission;
+use agent_runtime::inspect::ExportKind;
+use agent_runtime::{CallContext, HookEvent, HookPhase, Runtime, Skill};
 use agent_security::{AuditOptions, AuditReport, Format, Scope, Severity, Thresholds};
 use anyhow::{Context, Result};
 
@@ -248,6 +253,8 @@ pub fn run(app: &mut App, args: SecurityAuditArgs) -> Result<u8> {
         report.verdict = agent_security::evaluate(&report.findings, &report.thresholds);
     }
 
+    let hook_problems = scan_complete_hooks(&runtime, &ctx, &skills, &selected, &report);
+
     match &args.out {
         Some(path) => {
             let mut file = std::fs::File::create(path)
@@ -265,10 +272,53 @@ pub fn run(app: &mut App, args: SecurityAuditArgs) -> Result<u8> {
         }
     }
     summary(&report, app.global.verbose, args.out.as_deref());
+    for p in &hook_problems {
+        eprintln!("warning: {p}");
+    }
     Ok(if report.verdict.failed {
         exit::FAILURE
     } else {
         exit::OK
+    })
+}
+
+/// Hands the finished report to the `on_security_scan_complete` hooks of the
+/// skills that took part in the audit, lowest priority first. Hooks observe
+/// (post the findings somewhere, with their own grants); they cannot change
+/// the report or the verdict. Returns the problems (a failing hook, fields a
+/// hook returned that this phase ignores), each naming the skill.
+fn scan_complete_hooks(
+    runtime: &Runtime,
+    ctx: &Arc<CallContext>,
+    skills: &[Skill],
+    selected: &[&Skill],
+    report: &AuditReport,
+) -> Vec<String> {
+    let active: Vec<usize> = skills
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| selected.iter().any(|t| std::ptr::eq(*t, *s)))
+        .filter(|(_, s)| s.exports(ExportKind::Hooks))
+        .map(|(i, _)| i)
+        .collect();
+    if active.is_empty() {
+        return Vec::new();
+    }
+    crate::run_cmd::block(async {
+        let (hooks, mut problems) = HookSet::load(runtime, ctx, skills, &active).await;
+        if hooks.listens(HookPhase::OnSecurityScanComplete) {
+            let event = HookEvent {
+                phase: HookPhase::OnSecurityScanComplete,
+                skill: String::new(),
+                conversation: Vec::new(),
+                tool_call: None,
+                tool_result: None,
+                response: None,
+                findings: report.findings.iter().map(|f| f.to_wit()).collect(),
+            };
+            problems.extend(hooks.dispatch(runtime, ctx, skills, event).await.errors);
+        }
+        problems
     })
 }
 

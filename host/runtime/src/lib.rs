@@ -38,8 +38,9 @@ pub use bindings::prompt::{PromptContext, PromptFragment};
 pub use bindings::scanner::{ScanTarget, ScannerSpec};
 pub use bindings::transform::TransformContext;
 pub use bindings::types::{
-    Finding, HookEvent, HookPhase, HookResult, HookSubscription, Message as WitMessage,
-    Role as WitRole, SkillError, ToolCall as WitToolCall, ToolResult as WitToolResult, ToolSpec,
+    Confidence as WitConfidence, Finding, HookEvent, HookPhase, HookResult, HookSubscription,
+    Location as WitLocation, Message as WitMessage, Role as WitRole, Severity as WitSeverity,
+    SkillError, ToolCall as WitToolCall, ToolResult as WitToolResult, ToolSpec,
 };
 pub use bindings::workflow::WorkflowSpec;
 pub use call::{CallError, FileIntent, SkillInstance, ToolOutput};

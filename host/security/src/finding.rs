@@ -295,6 +295,59 @@ impl Finding {
         f
     }
 
+    /// The WIT `finding` of this finding, as hooks receive it
+    /// (`on-security-scan-complete`). What the WIT record has no field for
+    /// (`id`, `scanner`, `skill_source`) goes into `metadata` under those keys.
+    pub fn to_wit(&self) -> agent_runtime::Finding {
+        use agent_runtime::{WitConfidence, WitLocation, WitSeverity};
+        let mut metadata: Vec<(String, String)> = vec![
+            ("id".into(), self.id.clone()),
+            ("scanner".into(), self.scanner.clone()),
+        ];
+        if let Some(skill) = &self.skill_source {
+            metadata.push(("skill_source".into(), skill.clone()));
+        }
+        metadata.extend(
+            self.metadata
+                .iter()
+                .filter(|(k, _)| !matches!(k.as_str(), "id" | "scanner" | "skill_source"))
+                .map(|(k, v)| (k.clone(), v.clone())),
+        );
+        let loc = &self.location;
+        agent_runtime::Finding {
+            rule_id: self.rule_id.clone(),
+            title: self.title.clone(),
+            description: self.description.clone(),
+            severity: match self.severity {
+                Severity::Critical => WitSeverity::Critical,
+                Severity::High => WitSeverity::High,
+                Severity::Medium => WitSeverity::Medium,
+                Severity::Low => WitSeverity::Low,
+                Severity::Info => WitSeverity::Info,
+            },
+            category: self.category.clone(),
+            cwe: self.cwe.clone(),
+            owasp: self.owasp.clone(),
+            location: WitLocation {
+                file: loc.file.clone(),
+                start_line: loc.start_line,
+                end_line: loc.end_line,
+                start_column: loc.start_column,
+                end_column: loc.end_column,
+                function: loc.function.clone(),
+            },
+            evidence: self.evidence.clone(),
+            remediation: self.remediation.clone(),
+            confidence: match self.confidence {
+                Confidence::High => WitConfidence::High,
+                Confidence::Medium => WitConfidence::Medium,
+                Confidence::Low => WitConfidence::Low,
+            },
+            references: self.references.clone(),
+            metadata,
+        }
+    }
+
     /// Key for sorting reports: severity (highest first), file, line, rule.
     pub fn sort_key(&self) -> (std::cmp::Reverse<Severity>, &str, u32, u32, &str, &str) {
         (
