@@ -942,33 +942,29 @@ fn scan_complete_hooks_receive_every_finding() {
     let wasm = std::fs::read(build_guest("guest-scan-hook")).expect("guest");
     agent_tests::write_skill(
         skill.path(),
-        "name: scan-notifier\nversion: 0.1.0\ndescription: posts audits\ntypes: [security-rule]\n\
-         permissions: [net:fetch]\nhosts: [\"http://127.0.0.1\"]\n\
-         implementation:\n  component: skill.wasm\n\
-         security_rules:\n  scanners:\n    - name: notify-marker\n      description: markers\n",
+        &format!(
+            "name: scan-notifier\nversion: 0.1.0\ndescription: posts audits\ntypes: [security-rule]\n\
+             permissions: [net:fetch]\nhosts: [\"{}\"]\n\
+             implementation:\n  component: skill.wasm\n\
+             security_rules:\n  scanners:\n    - name: notify-marker\n      description: markers\n",
+            server.url()
+        ),
         &wasm,
         None,
     );
-    // `hosts:` needs the server's port.
-    let manifest = skill.path().join("SKILL.yaml");
-    let text_of = std::fs::read_to_string(&manifest).expect("manifest");
-    std::fs::write(&manifest, text_of.replace("http://127.0.0.1", server.url())).expect("write");
 
     let dir = fixture("flask-app");
     write(dir.path(), "notes.txt", "fine\nNOTIFY-ME\n");
     let skill_dir = skill.path().display().to_string();
     let grant = format!("scan-notifier/net:fetch:{}", server.url());
-    let (_, report, stderr) = audit_json(
-        &sb,
-        dir.path(),
-        &[
-            "--skills",
-            &skill_dir,
-            "--allow-unsigned",
-            "--allow",
-            &grant,
-        ],
-    );
+    let granted = [
+        "--skills",
+        skill_dir.as_str(),
+        "--allow-unsigned",
+        "--allow",
+        grant.as_str(),
+    ];
+    let (_, report, stderr) = audit_json(&sb, dir.path(), &granted);
     assert!(!stderr.contains("warning: skill"), "{stderr}");
     let seen = server.requests();
     assert_eq!(seen.len(), 1, "{stderr}");
@@ -1012,17 +1008,7 @@ fn scan_complete_hooks_receive_every_finding() {
 
     // A failing hook is a warning naming the skill; the report and the exit
     // code are the audit's own.
-    let (code_failed, again, stderr) = audit_json(
-        &sb,
-        dir.path(),
-        &[
-            "--skills",
-            &skill_dir,
-            "--allow-unsigned",
-            "--allow",
-            &grant,
-        ],
-    );
+    let (code_failed, again, stderr) = audit_json(&sb, dir.path(), &granted);
     assert_eq!(triples(&again), triples(&report));
     assert!(
         stderr.contains("warning: skill `scan-notifier`: its on_security_scan_complete hook failed: the endpoint answered HTTP 500"),
