@@ -241,38 +241,24 @@ fn rfc_writer_without_file_write_or_llm_call_is_denied_and_writes_nothing() {
     let input = json!({"topic": "Cache build artifacts", "files": ["src/cache.rs"]});
 
     // No file:write: denied (exit 4) before the model is asked; no file.
-    let model = Model::start(vec![wire.answer(ANSWER)]);
-    let grants = [
-        "--allow",
-        "llm:call",
-        "--allow",
-        "file:read",
-        "--allow",
-        "git:read",
-    ];
-    let out = draft(&sb, &model, &input, &grants);
-    let (_, stderr) = agent_tests::text(&out);
-    assert_eq!(code(&out), 4, "{stderr}");
-    assert!(stderr.contains("file:write"), "{stderr}");
-    assert!(model.bodies().is_empty(), "the model was asked");
-    assert!(rfcs(&sb).is_empty(), "{:?}", rfcs(&sb));
-
     // No llm:call: denied (exit 4); the reserved file is removed again.
-    let model = Model::start(vec![wire.answer(ANSWER)]);
-    let grants = [
-        "--allow",
-        "file:read",
-        "--allow",
-        "file:write",
-        "--allow",
-        "git:read",
-    ];
-    let out = draft(&sb, &model, &input, &grants);
-    let (_, stderr) = agent_tests::text(&out);
-    assert_eq!(code(&out), 4, "{stderr}");
-    assert!(stderr.contains("llm:call"), "{stderr}");
-    assert!(model.bodies().is_empty(), "the model was asked");
-    assert!(rfcs(&sb).is_empty(), "{:?}", rfcs(&sb));
+    for missing in ["file:write", "llm:call"] {
+        let model = Model::start(vec![wire.answer(ANSWER)]);
+        let grants: Vec<&str> = ["llm:call", "file:read", "file:write", "git:read"]
+            .into_iter()
+            .filter(|p| *p != missing)
+            .flat_map(|p| ["--allow", p])
+            .collect();
+        let out = draft(&sb, &model, &input, &grants);
+        let (_, stderr) = agent_tests::text(&out);
+        assert_eq!(code(&out), 4, "{missing}: {stderr}");
+        assert!(stderr.contains(missing), "{stderr}");
+        assert!(
+            model.bodies().is_empty(),
+            "the model was asked without {missing}"
+        );
+        assert!(rfcs(&sb).is_empty(), "{:?}", rfcs(&sb));
+    }
 
     // A file the input names that does not exist: not found, nothing written.
     let model = Model::start(vec![wire.answer(ANSWER)]);

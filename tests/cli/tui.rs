@@ -77,6 +77,29 @@ impl Tmux {
 }
 
 impl Tmux {
+    /// A detached 80×24 session `tui` on its own server `socket`, running
+    /// `command` in `project`; the pane stays after the program exits.
+    fn start(socket: String, project: &str, command: &str) -> Tmux {
+        let tmux = Tmux { socket };
+        tmux.run(&[
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "tui",
+            "-x",
+            "80",
+            "-y",
+            "24",
+            "-c",
+            project,
+        ]);
+        tmux.run(&["set-option", "-t", "tui", "remain-on-exit", "on"]);
+        tmux.run(&["respawn-pane", "-k", "-t", "tui", "-c", project, command]);
+        tmux
+    }
+
     /// Waits until the program in the pane has exited.
     fn wait_dead(&self, timeout: Duration) -> bool {
         let start = Instant::now();
@@ -129,26 +152,12 @@ fn tui_prompt_permission_dialog_answer_and_edited_file() {
         shell_quote(binary),
         shell_quote(server.url()),
     );
-    let tmux = Tmux {
-        socket: format!("agent-tui-test-{}", std::process::id()),
-    };
     let project = sb.project.path().display().to_string();
-    tmux.run(&[
-        "-f",
-        "/dev/null",
-        "new-session",
-        "-d",
-        "-s",
-        "tui",
-        "-x",
-        "80",
-        "-y",
-        "24",
-        "-c",
+    let tmux = Tmux::start(
+        format!("agent-tui-test-{}", std::process::id()),
         &project,
-    ]);
-    tmux.run(&["set-option", "-t", "tui", "remain-on-exit", "on"]);
-    tmux.run(&["respawn-pane", "-k", "-t", "tui", "-c", &project, &command]);
+        &command,
+    );
 
     let long = Duration::from_secs(60);
     let s = tmux
@@ -290,26 +299,12 @@ fn tui_esc_cancels_a_streaming_turn() {
         shell_quote(env!("CARGO_BIN_EXE_agent")),
         shell_quote(server.url()),
     );
-    let tmux = Tmux {
-        socket: format!("agent-tui-esc-{}", std::process::id()),
-    };
     let project = sb.project.path().display().to_string();
-    tmux.run(&[
-        "-f",
-        "/dev/null",
-        "new-session",
-        "-d",
-        "-s",
-        "tui",
-        "-x",
-        "80",
-        "-y",
-        "24",
-        "-c",
+    let tmux = Tmux::start(
+        format!("agent-tui-esc-{}", std::process::id()),
         &project,
-    ]);
-    tmux.run(&["set-option", "-t", "tui", "remain-on-exit", "on"]);
-    tmux.run(&["respawn-pane", "-k", "-t", "tui", "-c", &project, &command]);
+        &command,
+    );
     let long = Duration::from_secs(60);
     tmux.wait_for("/help", long)
         .unwrap_or_else(|s| panic!("no first frame:\n{s}"));
