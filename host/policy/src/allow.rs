@@ -183,7 +183,7 @@ fn parse_entry(value: &str) -> Result<AllowEntry, AllowProblem> {
         Some("") => return Err(AllowProblem::EmptyScope),
         Some(scope) => Some(scope),
     };
-    if scope.is_some() && scope_kind(permission).is_none() {
+    if scope.is_some() && !takes_scope(permission) {
         return Err(AllowProblem::Unscoped(permission));
     }
     if let (Permission::NetFetch, Some(scope)) = (permission, scope) {
@@ -199,19 +199,21 @@ fn parse_entry(value: &str) -> Result<AllowEntry, AllowProblem> {
     })
 }
 
-/// What the host names when it asks for `permission`, i.e. what a scope in `--allow` is
-/// compared with; `None` for permissions it always asks for as a whole.
-pub(crate) fn scope_kind(permission: Permission) -> Option<&'static str> {
+/// Whether the host names a scope when it asks for `permission` (the program,
+/// the origin, the variable, the callee), so that a scope in `--allow` can
+/// match; the others are always asked for as a whole.
+fn takes_scope(permission: Permission) -> bool {
     match permission {
-        Permission::ShellExec => Some("the program"),
-        Permission::NetFetch => Some("the origin"),
-        Permission::EnvRead | Permission::EnvWrite => Some("the variable name"),
-        Permission::SkillInvoke => Some("the callee skill"),
+        Permission::ShellExec
+        | Permission::NetFetch
+        | Permission::EnvRead
+        | Permission::EnvWrite
+        | Permission::SkillInvoke => true,
         Permission::FileRead
         | Permission::FileWrite
         | Permission::LlmCall
         | Permission::GitRead
-        | Permission::GitWrite => None,
+        | Permission::GitWrite => false,
     }
 }
 
