@@ -92,7 +92,7 @@ async fn git_config_on_the_command_line_is_refused_and_nothing_runs() {
     assert_eq!(
         entries[0],
         (
-            format!("git -c alias.x=!touch {MARKER} x"),
+            format!("git -c \"alias.x=!touch {MARKER}\" x"),
             "denied: `git -c` sets configuration or the program path, which can run commands"
                 .to_string()
         )

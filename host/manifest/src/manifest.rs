@@ -386,6 +386,7 @@ pub struct Manifest {
     /// `exec_timeout`: the time limit of each program it runs (`shell:exec`),
     /// at most [`MAX_EXEC_TIMEOUT`](crate::MAX_EXEC_TIMEOUT); `None`: the
     /// config's `skills.skill_shell_timeout`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub exec_timeout: Option<std::time::Duration>,
     /// Origins the `http` import may reach (`net:fetch`).
     pub hosts: Vec<HostPattern>,

@@ -289,7 +289,7 @@ fn git_refusal(args: &[String]) -> Option<String> {
             let next = args.get(i + 1).map(String::as_str);
             let refused = GIT_REFUSED_SUBCOMMANDS
                 .iter()
-                .any(|(s, first)| s == a && (first.is_none() || *first == next));
+                .any(|(s, first)| *s == a.as_str() && (first.is_none() || *first == next));
             if refused {
                 let shown = match next {
                     Some(n) if a == "bisect" || a == "submodule" => format!("{a} {n}"),
@@ -300,7 +300,7 @@ fn git_refusal(args: &[String]) -> Option<String> {
                     "runs commands or sets configuration that runs them (alias.*, core.fsmonitor, filters)",
                 );
             }
-            subcommand = Some(a);
+            subcommand = Some(a.as_str());
             continue;
         };
         if GIT_SUB_SHORT.contains(&(sub, a.as_str())) {
