@@ -15,9 +15,23 @@ fn sandbox() -> Sandbox {
 }
 
 /// `agent skill call core-tools exec` with `input`, granting `program`.
-fn exec(sb: &Sandbox, program: &str, input: &str, path: Option<std::ffi::OsString>) -> std::process::Output {
+fn exec(
+    sb: &Sandbox,
+    program: &str,
+    input: &str,
+    path: Option<std::ffi::OsString>,
+) -> std::process::Output {
     let allow = format!("core-tools/shell:exec:{program}");
-    let mut cmd = sb.agent_cmd(&["skill", "call", "core-tools", "exec", "--allow", &allow, "--input", input]);
+    let mut cmd = sb.agent_cmd(&[
+        "skill",
+        "call",
+        "core-tools",
+        "exec",
+        "--allow",
+        &allow,
+        "--input",
+        input,
+    ]);
     if let Some(path) = path {
         cmd.env("PATH", path);
     }
@@ -36,7 +50,11 @@ fn a_project_bin_first_on_the_agents_path_is_never_run() {
     let bin = sb.project.path().join("bin");
     std::fs::create_dir_all(&bin).expect("bin");
     let echo = bin.join("echo");
-    std::fs::write(&echo, format!("#!/bin/sh\ntouch {MARKER}\necho project echo\n")).expect("echo");
+    std::fs::write(
+        &echo,
+        format!("#!/bin/sh\ntouch {MARKER}\necho project echo\n"),
+    )
+    .expect("echo");
     let mut perms = std::fs::metadata(&echo).expect("meta").permissions();
     std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
     std::fs::set_permissions(&echo, perms).expect("chmod");
@@ -47,12 +65,20 @@ fn a_project_bin_first_on_the_agents_path_is_never_run() {
     dirs.extend(std::env::split_paths(&host));
     let path = std::env::join_paths(dirs).expect("PATH");
 
-    let out = exec(&sb, "echo", r#"{"program":"echo","args":["from","host"]}"#, Some(path));
+    let out = exec(
+        &sb,
+        "echo",
+        r#"{"program":"echo","args":["from","host"]}"#,
+        Some(path),
+    );
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.contains("stdout:\nfrom host\n"), "{stdout}");
     assert!(!stdout.contains("project echo"), "{stdout}");
-    assert!(!sb.project.path().join(MARKER).exists(), "the project's echo ran");
+    assert!(
+        !sb.project.path().join(MARKER).exists(),
+        "the project's echo ran"
+    );
 }
 
 #[test]
@@ -64,7 +90,10 @@ fn skill_shell_timeout_in_the_config_is_each_programs_limit() {
     let elapsed = started.elapsed();
     let (stdout, stderr) = text(&out);
     println!("{stdout}{stderr} after {elapsed:?}");
-    assert!(stdout.contains("killed at the time limit (no exit code)"), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("killed at the time limit (no exit code)"),
+        "{stdout}\n{stderr}"
+    );
     assert!(elapsed < Duration::from_secs(15), "{elapsed:?}");
     let log = std::fs::read_to_string(sb.paths().audit_log_path()).expect("audit");
     assert!(log.contains("timed out after 1000 ms"), "{log}");

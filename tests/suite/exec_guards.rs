@@ -77,13 +77,20 @@ async fn git_config_on_the_command_line_is_refused_and_nothing_runs() {
         json!(["fetch", format!("--upload-pack=touch {MARKER}"), "origin"]),
     ] {
         let text = refused(&h, &skill, json!({"program": "git", "args": args})).await;
-        assert!(text.contains("refused by the host's argument guard"), "{text}");
+        assert!(
+            text.contains("refused by the host's argument guard"),
+            "{text}"
+        );
     }
     assert!(!h.project().join(MARKER).exists(), "the alias ran");
 
     // Plain git still runs, from the host's PATH.
     let out = h
-        .call_ok(&skill, "run", json!({"program": "git", "args": ["--version"]}))
+        .call_ok(
+            &skill,
+            "run",
+            json!({"program": "git", "args": ["--version"]}),
+        )
         .await;
     assert!(out.contains("git version"), "{out}");
 
@@ -100,7 +107,10 @@ async fn git_config_on_the_command_line_is_refused_and_nothing_runs() {
     assert_eq!(
         entries[entries.len() - 2..],
         [
-            (format!("run `{git} --version`"), "granted:allowlist".to_string()),
+            (
+                format!("run `{git} --version`"),
+                "granted:allowlist".to_string()
+            ),
             (format!("{git} --version"), "exit 0".to_string()),
         ]
     );
@@ -150,7 +160,10 @@ async fn find_exec_xargs_env_and_interpreter_code_are_refused() {
         .map(|(_, d)| d)
         .collect();
     assert_eq!(denied.len(), 6, "{denied:?}");
-    assert!(denied.iter().all(|d| d.starts_with("denied: `")), "{denied:?}");
+    assert!(
+        denied.iter().all(|d| d.starts_with("denied: `")),
+        "{denied:?}"
+    );
 }
 
 // 3a. Loader and search-path variables: refused when the manifest lists them.
@@ -158,7 +171,10 @@ async fn find_exec_xargs_env_and_interpreter_code_are_refused() {
 async fn env_write_of_loader_and_path_variables_is_refused_in_the_manifest() {
     let h = Harness::new(&["shell:exec", "env:write"]);
     for (name, why) in [
-        ("LD_PRELOAD", "it makes the dynamic loader load or look up native code"),
+        (
+            "LD_PRELOAD",
+            "it makes the dynamic loader load or look up native code",
+        ),
         ("PATH", "it changes which program a name runs"),
     ] {
         let err = load(
@@ -193,8 +209,16 @@ async fn env_write_of_loader_and_path_variables_is_refused_at_call_time() {
     )
     .expect("load");
     for (name, value, why) in [
-        ("LD_PRELOAD", "/project/bin/evil.so", "it makes the dynamic loader load or look up native code"),
-        ("PATH", "/project/bin", "it changes which program a name runs"),
+        (
+            "LD_PRELOAD",
+            "/project/bin/evil.so",
+            "it makes the dynamic loader load or look up native code",
+        ),
+        (
+            "PATH",
+            "/project/bin",
+            "it changes which program a name runs",
+        ),
     ] {
         let text = refused(
             &h,

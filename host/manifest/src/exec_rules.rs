@@ -12,11 +12,20 @@ pub const MAX_EXEC_TIMEOUT: Duration = Duration::from_secs(120);
 /// Variables `env:write` never passes to a program, with the reason. A
 /// pattern ending in `*` is a prefix; names are compared ignoring ASCII case.
 const REFUSED_ENV: &[(&str, &str)] = &[
-    ("LD_*", "it makes the dynamic loader load or look up native code"),
-    ("DYLD_*", "it makes the dynamic loader load or look up native code"),
+    (
+        "LD_*",
+        "it makes the dynamic loader load or look up native code",
+    ),
+    (
+        "DYLD_*",
+        "it makes the dynamic loader load or look up native code",
+    ),
     ("GCONV_PATH", "it makes the C library load native code"),
     ("PATH", "it changes which program a name runs"),
-    ("GIT_*", "it changes the configuration and the programs git runs"),
+    (
+        "GIT_*",
+        "it changes the configuration and the programs git runs",
+    ),
     ("PYTHON*", "it makes Python load or run code at start"),
     ("NODE_OPTIONS", "it makes Node.js load or run code at start"),
     ("NODE_PATH", "it makes Node.js load or run code at start"),
@@ -131,7 +140,14 @@ mod tests {
 
     #[test]
     fn ordinary_variables_pass() {
-        for name in ["KUBECONFIG", "TMPDIR", "RUST_LOG", "LANG", "PATHOLOGY", "NODE_ENV"] {
+        for name in [
+            "KUBECONFIG",
+            "TMPDIR",
+            "RUST_LOG",
+            "LANG",
+            "PATHOLOGY",
+            "NODE_ENV",
+        ] {
             assert_eq!(env_write_refusal(name), None, "{name} refused");
         }
     }
@@ -146,7 +162,15 @@ mod tests {
                 .unwrap_err()
                 .contains("longer than the host's maximum for a program (120 s)")
         );
-        assert!(parse_exec_timeout("10").unwrap_err().contains("not a duration"));
-        assert!(parse_exec_timeout("s").unwrap_err().contains("not a duration"));
+        assert!(
+            parse_exec_timeout("10")
+                .unwrap_err()
+                .contains("not a duration")
+        );
+        assert!(
+            parse_exec_timeout("s")
+                .unwrap_err()
+                .contains("not a duration")
+        );
     }
 }

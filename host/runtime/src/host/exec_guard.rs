@@ -118,10 +118,7 @@ const GUARDS: &[(&str, Rule)] = &[
             short: &['e', 'p', 'r'],
         },
     ),
-    (
-        "deno",
-        Rule::Options(&["eval"]),
-    ),
+    ("deno", Rule::Options(&["eval"])),
     (
         "perl*",
         Rule::Interpreter {
@@ -150,10 +147,7 @@ const GUARDS: &[(&str, Rule)] = &[
             short: &['e', 'l'],
         },
     ),
-    (
-        "awk",
-        Rule::Runner,
-    ),
+    ("awk", Rule::Runner),
     ("gawk", Rule::Runner),
     ("mawk", Rule::Runner),
 ];
@@ -270,7 +264,10 @@ fn git_refusal(args: &[String]) -> Option<String> {
     let mut skip_value = false;
     for (i, a) in args.iter().enumerate() {
         if let Some(o) = GIT_ANYWHERE.iter().find(|o| is_option(a, o)) {
-            return refuse(a, &format!("(`{o}`) names a program or configuration to run"));
+            return refuse(
+                a,
+                &format!("(`{o}`) names a program or configuration to run"),
+            );
         }
         if std::mem::take(&mut skip_value) {
             continue;

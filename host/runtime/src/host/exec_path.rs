@@ -116,8 +116,17 @@ mod tests {
         let project = tmp.path().canonicalize().unwrap();
         let tool = executable(&project.join("bin"), "tool");
         let abs = tool.to_str().unwrap();
-        assert!(matches!(resolve(abs, None, &project), Err(Unresolved::Refused(_))));
-        assert!(matches!(resolve("bin/tool", None, &project), Err(Unresolved::Refused(_))));
-        assert!(matches!(resolve("tool", None, &project), Err(Unresolved::NotFound(_))));
+        assert!(matches!(
+            resolve(abs, None, &project),
+            Err(Unresolved::Refused(_))
+        ));
+        assert!(matches!(
+            resolve("bin/tool", None, &project),
+            Err(Unresolved::Refused(_))
+        ));
+        assert!(matches!(
+            resolve("tool", None, &project),
+            Err(Unresolved::NotFound(_))
+        ));
     }
 }
