@@ -619,6 +619,9 @@ mod tui;
 // Skill authoring: `agent skill create` and `agent skill build` in every language and type.
 mod authoring;
 
+// The exec import through the binary: the host's PATH, the configured program time limit.
+mod exec_limits;
+
 // The spec's example skills, built from source and run through the real host.
 mod example_database;
 mod example_ddd_expert;

@@ -6,10 +6,13 @@
 //!   contains it with the right message and audit entry.
 //! - `http`: the `http` import against loopback servers: hosts, grants,
 //!   redirects, methods, caps.
+//! - `exec_guards`: the `exec` import's guards: argument tables, refused
+//!   variables, programs resolved on the host's PATH, time limits.
 //! - `signatures`: every way a component's signature can be wrong, and the
 //!   ways it can be right.
 
 mod common;
+mod exec_guards;
 mod hooks;
 mod http;
 mod prompts;

@@ -275,12 +275,11 @@ async fn exec_declared_but_not_granted_is_denied_and_recorded() {
         Some("exec-ungranted/shell:exec:echo")
     );
 
+    // The question names the file that would run (the host's echo).
+    let echo = crate::exec_guards::host_program("echo");
     assert_eq!(
         audited(&h, "exec-ungranted", "shell:exec"),
-        vec![(
-            "run `echo hi`".to_string(),
-            "denied:not-allowed".to_string()
-        )],
+        vec![(format!("run `{echo} hi`"), "denied:not-allowed".to_string())],
         "one denial and no use"
     );
 }
@@ -315,6 +314,7 @@ async fn exec_outside_the_allowlist_is_refused_and_a_listed_program_runs() {
         .call_ok(&skill, "exec", json!({"program": "echo", "args": ["hi"]}))
         .await;
     assert_eq!(out, "exit=Some(0) stdout=hi\n");
+    let echo = crate::exec_guards::host_program("echo");
 
     assert_eq!(
         audited(&h, "exec-listed", "shell:exec"),
@@ -323,8 +323,8 @@ async fn exec_outside_the_allowlist_is_refused_and_a_listed_program_runs() {
                 "cat notes.txt".to_string(),
                 "denied: not in exec allowlist".to_string()
             ),
-            ("run `echo hi`".to_string(), "granted:allowlist".to_string()),
-            ("echo hi".to_string(), "exit 0".to_string()),
+            (format!("run `{echo} hi`"), "granted:allowlist".to_string()),
+            (format!("{echo} hi"), "exit 0".to_string()),
         ]
     );
     // The allowlist refusal is the manifest's, not a grant decision.

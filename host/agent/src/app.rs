@@ -167,7 +167,19 @@ impl App {
     /// The runtime (engine, linker, artifact cache).
     pub fn runtime(&mut self) -> Result<&Arc<Runtime>> {
         if self.runtime.is_none() {
-            let rt = Runtime::new(Some(self.paths.component_cache_dir()), Limits::default())?;
+            let shell = self.config()?.skills.skill_shell_timeout;
+            if shell > agent_manifest::MAX_EXEC_TIMEOUT {
+                eprintln!(
+                    "warning: skills.skill_shell_timeout ({} s) is above the host's maximum for a program; using {} s",
+                    shell.as_secs(),
+                    agent_manifest::MAX_EXEC_TIMEOUT.as_secs()
+                );
+            }
+            let limits = Limits {
+                exec_timeout: shell.min(agent_manifest::MAX_EXEC_TIMEOUT),
+                ..Limits::default()
+            };
+            let rt = Runtime::new(Some(self.paths.component_cache_dir()), limits)?;
             self.runtime = Some(Arc::new(rt));
         }
         self.runtime.as_ref().context("runtime")

@@ -31,7 +31,7 @@
 //! | `skills.registry_url` | a skill index: `git+URL[#rev]`, `git://…`, `https://…`, `http://127.0.0.1…` (loopback only), `file://…` or a path | `https://github.com/aiagent-skills/registry` |
 //! | `skills.max_llm_calls_per_skill` | integer ≥ 0 | `5` |
 //! | `skills.max_shell_exec_per_skill` | integer ≥ 0 | `10` |
-//! | `skills.skill_shell_timeout` | duration > 0 | `30s` |
+//! | `skills.skill_shell_timeout` | duration > 0: each program a skill runs (`exec`), unless its manifest sets `exec_timeout`; above 120 s it is clamped to 120 s | `30s` |
 //! | `skills.config.<name>` | any table, handed to skill `<name>` as JSON | none |
 //!
 //! `api_key_source = "keyring"` is rejected: no keyring is available to this build; keep the

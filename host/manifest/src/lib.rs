@@ -10,12 +10,14 @@
 //! scope permissions precisely: `exec` (the programs `shell:exec` may run;
 //! empty means any), `hosts` (the origins `net:fetch` may reach, required
 //! with it) and `env` (the variables `env:read` / `env:write` cover,
-//! required with them). Implementations are WebAssembly components only:
+//! required with them), plus `exec_timeout` (each program's time limit).
+//! Implementations are WebAssembly components only:
 //! `implementation.component` names the `.wasm` file.
 
 #![deny(missing_docs)]
 
 mod error;
+mod exec_rules;
 mod host;
 mod manifest;
 mod parse;
@@ -27,6 +29,7 @@ mod yaml;
 mod tests;
 
 pub use error::{ErrorKind, ManifestError};
+pub use exec_rules::{MAX_EXEC_TIMEOUT, env_write_refusal};
 pub use host::HostPattern;
 pub use manifest::{
     Compatibility, ConstraintsDecl, DEFAULT_MAX_CONTEXT_TOKENS, Dependency, Implementation,

@@ -383,6 +383,11 @@ pub struct Manifest {
     pub permissions: Vec<Permission>,
     /// Programs the `exec` import may run (`shell:exec`); empty means any.
     pub exec: Vec<String>,
+    /// `exec_timeout`: the time limit of each program it runs (`shell:exec`),
+    /// at most [`MAX_EXEC_TIMEOUT`](crate::MAX_EXEC_TIMEOUT); `None`: the
+    /// config's `skills.skill_shell_timeout`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exec_timeout: Option<std::time::Duration>,
     /// Origins the `http` import may reach (`net:fetch`).
     pub hosts: Vec<HostPattern>,
     /// Environment variables the skill may read (`env:read`) or pass to

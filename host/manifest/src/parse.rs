@@ -4,10 +4,12 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::time::Duration;
 
 use semver::{Version, VersionReq};
 
 use crate::error::{ErrorKind, ManifestError};
+use crate::exec_rules;
 use crate::host::HostPattern;
 use crate::manifest::{
     Compatibility, ConstraintsDecl, DEFAULT_MAX_CONTEXT_TOKENS, Dependency, Implementation,
@@ -31,6 +33,7 @@ const TOP_KEYS: &[&str] = &[
     "triggers",
     "permissions",
     "exec",
+    "exec_timeout",
     "hosts",
     "env",
     "dependencies",
@@ -423,6 +426,7 @@ pub(crate) fn parse_manifest(text: &str, file: &Path) -> Result<Manifest> {
     let declares = |p: Permission| permissions.contains(&p);
 
     let (exec, hosts, env) = scopes(&cx, &top, &spots, &declares)?;
+    let exec_timeout = exec_timeout(&cx, &top, &declares)?;
 
     let triggers = match top.get("triggers") {
         Some(at) => triggers(&cx, &at)?,
@@ -559,6 +563,7 @@ pub(crate) fn parse_manifest(text: &str, file: &Path) -> Result<Manifest> {
         triggers,
         permissions,
         exec,
+        exec_timeout,
         hosts,
         env,
         dependencies,
@@ -637,6 +642,11 @@ fn scopes(
     for at in cx.opt_list(top, "env")? {
         let s = cx.string(&at)?;
         rules::check_env_name(&s).map_err(|m| cx.at_err(&at, m))?;
+        if declares(Permission::EnvWrite)
+            && let Some(why) = exec_rules::env_write_refusal(&s)
+        {
+            return Err(cx.at_err(&at, exec_rules::env_write_message(&s, why)));
+        }
         cx.no_duplicate(&mut seen, &s, &at, "variable")?;
         env.push(s);
     }
@@ -666,6 +676,27 @@ fn scopes(
         }
     }
     Ok((exec, hosts, env))
+}
+
+/// `exec_timeout`: the time limit of each program the skill runs.
+fn exec_timeout(
+    cx: &Cx<'_>,
+    top: &Fields<'_>,
+    declares: &dyn Fn(Permission) -> bool,
+) -> Result<Option<Duration>> {
+    let Some(at) = top.get("exec_timeout") else {
+        return Ok(None);
+    };
+    if !declares(Permission::ShellExec) {
+        return Err(cx.at_err(
+            &at,
+            "a program time limit needs the `shell:exec` permission; add it to `permissions` or remove `exec_timeout`",
+        ));
+    }
+    let s = cx.string(&at)?;
+    exec_rules::parse_exec_timeout(s.trim())
+        .map(Some)
+        .map_err(|m| cx.at_err(&at, m))
 }
 
 fn string_items(cx: &Cx<'_>, fields: &Fields<'_>, key: &str, what: &str) -> Result<Vec<String>> {

@@ -1239,3 +1239,47 @@ fn constraints_errors_name_the_field() {
         "unknown field `max_turns` (expected one of: priority, allowed_tools, forbidden_tools, max_steps, max_duration, context)",
     );
 }
+
+#[test]
+fn env_write_refuses_loader_and_search_path_variables_with_the_line() {
+    check(
+        &with("permissions: [shell:exec, env:write]\nenv: [KUBECONFIG, LD_PRELOAD]\n"),
+        Some(8),
+        "env[1]",
+        "`LD_PRELOAD` cannot be passed to programs with `env:write`: it makes the dynamic loader load or look up native code; remove it from `env` (loader, search-path and start-up variables are refused, see docs/permissions.md)",
+    );
+    check(
+        &with("permissions: [shell:exec, env:write]\nenv: [PATH]\n"),
+        Some(8),
+        "env[0]",
+        "`PATH` cannot be passed to programs with `env:write`: it changes which program a name runs; remove it from `env` (loader, search-path and start-up variables are refused, see docs/permissions.md)",
+    );
+    // Reading them is another matter: env:read alone may name PATH.
+    let m = parse(&with("permissions: [env:read]\nenv: [PATH, HOME]\n")).expect("env:read");
+    assert_eq!(m.env, ["PATH", "HOME"]);
+}
+
+#[test]
+fn exec_timeout_is_a_bounded_duration_that_needs_shell_exec() {
+    let m = parse(&with("permissions: [shell:exec]\nexec_timeout: 10s\n")).expect("valid");
+    assert_eq!(m.exec_timeout, Some(std::time::Duration::from_secs(10)));
+    assert_eq!(parse(BASE).expect("valid").exec_timeout, None);
+    check(
+        &with("permissions: [shell:exec]\nexec_timeout: 5m\n"),
+        Some(8),
+        "exec_timeout",
+        "`5m` is longer than the host's maximum for a program (120 s)",
+    );
+    check(
+        &with("permissions: [shell:exec]\nexec_timeout: soon\n"),
+        Some(8),
+        "exec_timeout",
+        "`soon` is not a duration (expected a duration such as `500ms`, `10s` or `2m`)",
+    );
+    check(
+        &with("permissions: [file:read]\nexec_timeout: 10s\n"),
+        Some(8),
+        "exec_timeout",
+        "a program time limit needs the `shell:exec` permission; add it to `permissions` or remove `exec_timeout`",
+    );
+}

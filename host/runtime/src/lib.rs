@@ -93,7 +93,9 @@ pub struct Limits {
     pub call_timeout: Duration,
     /// Largest tool output passed on, bytes (default 1 MiB).
     pub output_cap: usize,
-    /// Longest a program may run (default 120 s).
+    /// Longest a program may run unless the manifest's `exec_timeout` says
+    /// otherwise (the binary sets it from `skills.skill_shell_timeout`;
+    /// default 120 s); never above `agent_manifest::MAX_EXEC_TIMEOUT`.
     pub exec_timeout: Duration,
     /// Most bytes kept of a program's stdout and of its stderr (default 1 MiB).
     pub exec_output_cap: usize,

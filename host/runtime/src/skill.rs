@@ -299,6 +299,7 @@ impl Runtime {
             exec: pkg.manifest.exec.clone(),
             hosts: pkg.manifest.hosts.clone(),
             env: pkg.manifest.env.clone(),
+            exec_timeout: pkg.manifest.exec_timeout,
         });
         let Some(bytes) = pkg.component.clone() else {
             let needs: Vec<String> = pkg

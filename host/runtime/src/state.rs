@@ -102,6 +102,8 @@ pub struct SkillScope {
     pub hosts: Vec<agent_manifest::HostPattern>,
     /// `env:` variable names.
     pub env: Vec<String>,
+    /// `exec_timeout`: each program's time limit, when the manifest sets it.
+    pub exec_timeout: Option<std::time::Duration>,
 }
 
 impl SkillScope {

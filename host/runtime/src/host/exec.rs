@@ -4,16 +4,19 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use agent_manifest::Permission;
+use agent_manifest::{MAX_EXEC_TIMEOUT, Permission, env_write_refusal};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 
+use super::exec_guard;
+use super::exec_path::{self, Unresolved};
 use super::{denied, truncate_utf8};
 use crate::bindings::agent::skill::exec::{self, ExecOutput, ExecRequest};
 use crate::bindings::types::CapabilityError;
 use crate::state::HostState;
 
-/// Variables every child gets from the host environment, when set.
-const BASE_ENV: [&str; 3] = ["PATH", "HOME", "LANG"];
+/// Variables every child gets from the host environment, when set (and
+/// `PATH`, without the project's entries: [`exec_path::child_path`]).
+const BASE_ENV: [&str; 2] = ["HOME", "LANG"];
 
 impl exec::Host for HostState {
     async fn run(
@@ -24,9 +27,9 @@ impl exec::Host for HostState {
     }
 }
 
-fn command_line(req: &ExecRequest) -> String {
-    let mut line = req.program.clone();
-    for a in &req.args {
+fn command_line(program: &str, args: &[String]) -> String {
+    let mut line = program.to_string();
+    for a in args {
         line.push(' ');
         if a.is_empty() || a.contains(char::is_whitespace) {
             line.push_str(&format!("{a:?}"));
@@ -79,9 +82,25 @@ async fn read_capped<R: AsyncRead + Unpin>(mut reader: R, cap: usize) -> (Vec<u8
     (kept, truncated)
 }
 
+/// The time limit of one program: the manifest's `exec_timeout`, else the
+/// host's (config `skills.skill_shell_timeout`), never above
+/// [`MAX_EXEC_TIMEOUT`], and shorter when the request asks for less.
+pub(crate) fn program_limit(
+    manifest: Option<Duration>,
+    host: Duration,
+    requested_ms: Option<u32>,
+) -> Duration {
+    let limit = manifest.unwrap_or(host).min(MAX_EXEC_TIMEOUT);
+    requested_ms
+        .map(|ms| Duration::from_millis(u64::from(ms)))
+        .map_or(limit, |asked| asked.min(limit))
+}
+
 impl HostState {
-    async fn exec(&mut self, req: ExecRequest) -> Result<ExecOutput, CapabilityError> {
-        let line = command_line(&req);
+    /// The checks that need nobody's answer, in order: the program's name,
+    /// the manifest's allowlist, variables no program may get, the argument
+    /// guard and the program's path. Returns the absolute path to run.
+    fn exec_refusal(&self, req: &ExecRequest, line: &str) -> Result<PathBuf, CapabilityError> {
         if req.program.is_empty() || req.program.contains('\0') {
             return Err(CapabilityError::Invalid(
                 "program name is empty or contains NUL".into(),
@@ -102,9 +121,47 @@ impl HostState {
                 self.skill.name,
                 self.skill.exec.join(", ")
             );
-            self.record_use("shell:exec", &line, "denied: not in exec allowlist");
+            self.record_use("shell:exec", line, "denied: not in exec allowlist");
             return Err(CapabilityError::Denied(reason));
         }
+        for (name, _) in &req.env {
+            if let Some(why) = env_write_refusal(name) {
+                self.record_use("env:write", name, &format!("denied: {why}"));
+                return Err(CapabilityError::Denied(format!(
+                    "variable `{name}` cannot be passed to programs: {why} (the host refuses it whatever the grants)"
+                )));
+            }
+        }
+        if let Some(why) = exec_guard::refusal(&req.program, &req.args) {
+            self.record_use("shell:exec", line, &format!("denied: {why}"));
+            return Err(CapabilityError::Denied(format!(
+                "{why} (refused by the host's argument guard, see docs/permissions.md)"
+            )));
+        }
+        match exec_path::resolve(
+            &req.program,
+            std::env::var_os("PATH"),
+            &self.ctx.project_root,
+        ) {
+            Ok(path) => Ok(path),
+            Err(Unresolved::Refused(why)) => {
+                self.record_use("shell:exec", line, &format!("denied: {why}"));
+                Err(CapabilityError::Denied(why))
+            }
+            Err(Unresolved::NotFound(why)) => {
+                self.record_use("shell:exec", line, &format!("failed to start: {why}"));
+                Err(CapabilityError::Failed(format!(
+                    "could not start `{}`: {why}",
+                    req.program
+                )))
+            }
+        }
+    }
+
+    async fn exec(&mut self, req: ExecRequest) -> Result<ExecOutput, CapabilityError> {
+        let path = self.exec_refusal(&req, &command_line(&req.program, &req.args))?;
+        // From here on the question, the audit and the run name the file.
+        let line = command_line(&path.to_string_lossy(), &req.args);
         if let Some(err) = denied(self.authorize(
             Permission::ShellExec,
             Some(&req.program),
@@ -124,7 +181,7 @@ impl HostState {
             if let Some(err) = denied(self.authorize(
                 Permission::EnvWrite,
                 Some(name),
-                &format!("pass {name} to `{}`", req.program),
+                &format!("pass {name} to `{}`", path.display()),
             )) {
                 return Err(err);
             }
@@ -137,14 +194,16 @@ impl HostState {
             )));
         }
         let cwd = resolve_inside(&self.ctx.project_root, req.cwd.as_deref())?;
-        let timeout = req
-            .timeout_ms
-            .map(|ms| Duration::from_millis(u64::from(ms)))
-            .unwrap_or(self.policy.exec_timeout)
-            .min(self.policy.exec_timeout);
-        let timeout = self.clamp_to_deadline(timeout);
+        let timeout = self.clamp_to_deadline(program_limit(
+            self.skill.exec_timeout,
+            self.policy.exec_timeout,
+            req.timeout_ms,
+        ));
 
-        let mut cmd = tokio::process::Command::new(&req.program);
+        let mut cmd = tokio::process::Command::new(&path);
+        if exec_guard::file_name(&req.program) == "git" {
+            cmd.args(exec_guard::GIT_SAFE_CONFIG);
+        }
         cmd.args(&req.args)
             .current_dir(&cwd)
             .env_clear()
@@ -156,6 +215,10 @@ impl HostState {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
+        if let Some(path) = exec_path::child_path(std::env::var_os("PATH"), &self.ctx.project_root)
+        {
+            cmd.env("PATH", path);
+        }
         for name in BASE_ENV {
             if let Some(v) = std::env::var_os(name) {
                 cmd.env(name, v);
@@ -170,7 +233,7 @@ impl HostState {
                 self.record_use("shell:exec", &line, &format!("failed to start: {e}"));
                 return Err(CapabilityError::Failed(format!(
                     "could not start `{}`: {e}",
-                    req.program
+                    path.display()
                 )));
             }
         };
@@ -221,5 +284,21 @@ impl HostState {
             truncated: t1 || t2 || t3,
             timed_out,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_manifest_sets_the_program_limit_within_the_host_maximum() {
+        let s = Duration::from_secs;
+        assert_eq!(program_limit(None, s(30), None), s(30));
+        assert_eq!(program_limit(Some(s(5)), s(30), None), s(5));
+        assert_eq!(program_limit(Some(s(60)), s(30), None), s(60));
+        assert_eq!(program_limit(None, s(600), None), MAX_EXEC_TIMEOUT);
+        assert_eq!(program_limit(Some(s(5)), s(30), Some(1000)), s(1));
+        assert_eq!(program_limit(Some(s(5)), s(30), Some(60_000)), s(5));
     }
 }

@@ -4,6 +4,8 @@
 //! answers `capability-error::denied` — never a trap — when refused.
 
 mod exec;
+mod exec_guard;
+mod exec_path;
 mod git;
 mod http;
 
