@@ -6,10 +6,13 @@
 //!   contains it with the right message and audit entry.
 //! - `http`: the `http` import against loopback servers: hosts, grants,
 //!   redirects, methods, caps.
+//! - `git_config`: a repository (and the user's) git configuration naming
+//!   programs; the git imports run none of them.
 //! - `signatures`: every way a component's signature can be wrong, and the
 //!   ways it can be right.
 
 mod common;
+mod git_config;
 mod hooks;
 mod http;
 mod prompts;
