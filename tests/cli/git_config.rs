@@ -53,8 +53,16 @@ fn the_users_global_git_configuration_runs_nothing_but_names_the_author() {
     let markers = tempfile::tempdir().expect("markers");
     let home = fake_home.path();
     let m = markers.path().display();
-    write(home, "hooks/post-commit", &format!("#!/bin/sh\ntouch {m}/hook\n"));
-    write(home, "hooks/reference-transaction", &format!("#!/bin/sh\ntouch {m}/hook-ref\n"));
+    write(
+        home,
+        "hooks/post-commit",
+        &format!("#!/bin/sh\ntouch {m}/hook\n"),
+    );
+    write(
+        home,
+        "hooks/reference-transaction",
+        &format!("#!/bin/sh\ntouch {m}/hook-ref\n"),
+    );
     for hook in ["post-commit", "reference-transaction"] {
         use std::os::unix::fs::PermissionsExt;
         let file = home.join("hooks").join(hook);
@@ -78,7 +86,9 @@ fn the_users_global_git_configuration_runs_nothing_but_names_the_author() {
 
     let call = |tool: &str, input: &str, allow: &str| {
         let out = sb
-            .agent_cmd(&["skill", "call", "git", tool, "--input", input, "--allow", allow])
+            .agent_cmd(&[
+                "skill", "call", "git", tool, "--input", input, "--allow", allow,
+            ])
             .env("HOME", home)
             .env("XDG_CONFIG_HOME", home.join("xdg"))
             .output()
@@ -102,7 +112,10 @@ fn the_users_global_git_configuration_runs_nothing_but_names_the_author() {
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert!(ran.is_empty(), "the global configuration's commands ran: {ran:?}");
+    assert!(
+        ran.is_empty(),
+        "the global configuration's commands ran: {ran:?}"
+    );
     assert_eq!(
         git(p, &["log", "-1", "--format=%s|%an|%ae|%cn|%G?"]).trim(),
         "add a second line|Global User|global@example.com|Global User|N",

@@ -65,7 +65,11 @@ fn make_repository(project: &Path) {
     git(project, &["init", "-q", "-b", "main"]);
     git(project, &["config", "user.name", "Test User"]);
     git(project, &["config", "user.email", "test@example.com"]);
-    std::fs::write(project.join(".gitattributes"), "*.md diff=x filter=y merge=m\n").unwrap();
+    std::fs::write(
+        project.join(".gitattributes"),
+        "*.md diff=x filter=y merge=m\n",
+    )
+    .unwrap();
     std::fs::write(project.join("notes.md"), "one\n").unwrap();
     git(project, &["add", "."]);
     git(project, &["commit", "-q", "-m", "first"]);
@@ -158,7 +162,7 @@ fn seed_hostile_configuration(project: &Path, markers: &Path, extra: &Path) {
         gpg = t("gpg", "false"),
         sequence = t("sequence-editor", "true"),
         included = included.display(),
-        gitdir = project.join(".git").display(),
+        gitdir = project.display(),
         conditional = conditional.display(),
     );
     let path = project.join(".git/config");
@@ -179,8 +183,11 @@ fn seed_hostile_configuration(project: &Path, markers: &Path, extra: &Path) {
             "pre-auto-gc",
         ] {
             let file = dir.join(hook);
-            std::fs::write(&file, format!("#!/bin/sh\n{}\n", t(&format!("hook-{hook}"), "true")))
-                .unwrap();
+            std::fs::write(
+                &file,
+                format!("#!/bin/sh\n{}\n", t(&format!("hook-{hook}"), "true")),
+            )
+            .unwrap();
             std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
         }
     }
@@ -241,7 +248,12 @@ async fn git_imports_run_nothing_the_repository_or_its_includes_name() {
         worktree.contains("diff --git a/notes.md b/notes.md") && worktree.contains("\n+three\n"),
         "{worktree}"
     );
-    let between = call(&h, &skill, json!({"op": "diff", "base": "HEAD~1", "head": "HEAD"})).await;
+    let between = call(
+        &h,
+        &skill,
+        json!({"op": "diff", "base": "HEAD~1", "head": "HEAD"}),
+    )
+    .await;
     assert!(between.contains("\n one\n+two\n"), "{between}");
     let against_head = call(&h, &skill, json!({"op": "diff", "base": "HEAD"})).await;
     assert!(
@@ -268,6 +280,13 @@ async fn git_imports_run_nothing_the_repository_or_its_includes_name() {
     assert!(
         show.contains("    second\n") && show.contains("\n+two\n"),
         "{show}"
+    );
+
+    let ran = markers_in(markers.path());
+    println!("markers after the reads: {ran:?}");
+    assert!(
+        ran.is_empty(),
+        "commands named by git configuration ran during the reads: {ran:?}"
     );
 
     // Writes: the commit is made (unsigned: gpg.program is never run), with
@@ -302,8 +321,11 @@ async fn git_imports_run_nothing_the_repository_or_its_includes_name() {
 
     // Not one of the planted commands ran.
     let ran = markers_in(markers.path());
-    println!("markers: {ran:?}");
-    assert!(ran.is_empty(), "commands named by git configuration ran: {ran:?}");
+    println!("markers after the writes: {ran:?}");
+    assert!(
+        ran.is_empty(),
+        "commands named by git configuration ran during the writes: {ran:?}"
+    );
 
     // Each use is audited, with the settings the host ignored.
     let uses: Vec<(String, String, String)> = h
@@ -342,5 +364,9 @@ async fn git_imports_run_nothing_the_repository_or_its_includes_name() {
     }
     let commit = &uses[8];
     assert_eq!(commit.0, "git:write");
-    assert!(commit.2.contains("filter.y.clean"), "{commit:?}");
+    // The write listed the configuration with its includes: the included
+    // file's driver and the `includeIf` file's hooks directory.
+    for key in ["filter.y.clean", "diff.z.textconv", "core.hookspath"] {
+        assert!(commit.2.contains(key), "{key} in {commit:?}");
+    }
 }

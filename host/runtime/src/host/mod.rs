@@ -5,6 +5,7 @@
 
 mod exec;
 mod git;
+mod git_env;
 mod http;
 
 use crate::Access;
