@@ -610,6 +610,9 @@ mod skills;
 // The skill registry: publish, git-served index, install/update/remove, refused attacks.
 mod registry;
 
+// The built-in git skill with a hostile global git configuration.
+mod git_config;
+
 // `agent security-audit`: fixture repositories with exact findings, thresholds, schemas.
 mod security;
 

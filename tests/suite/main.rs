@@ -8,11 +8,14 @@
 //!   redirects, methods, caps.
 //! - `exec_guards`: the `exec` import's guards: argument tables, refused
 //!   variables, programs resolved on the host's PATH, time limits.
+//! - `git_config`: a repository (and the user's) git configuration naming
+//!   programs; the git imports run none of them.
 //! - `signatures`: every way a component's signature can be wrong, and the
 //!   ways it can be right.
 
 mod common;
 mod exec_guards;
+mod git_config;
 mod hooks;
 mod http;
 mod prompts;

@@ -1,11 +1,15 @@
 //! The typed `git` and `git-write` imports, run by the host with fixed
-//! argument lists (no shell, no arbitrary git commands).
+//! argument lists (no shell, no arbitrary git commands), in the environment
+//! [`git_env`](super::git_env) makes: nothing the repository's or the
+//! user's git configuration names is executed.
 
+use std::path::Path;
 use std::time::Duration;
 
 use agent_manifest::Permission;
 
 use super::denied;
+use super::git_env::{self, Private, Repo};
 use crate::bindings::agent::skill::git::{self, Commit, FileStatus};
 use crate::bindings::agent::skill::git_write;
 use crate::bindings::types::CapabilityError;
@@ -25,6 +29,108 @@ fn check_arg(kind: &str, value: &str) -> Result<(), CapabilityError> {
     Ok(())
 }
 
+/// Why a git run did not produce output: the audit outcome and the error.
+type RunError = (String, CapabilityError);
+
+/// Runs `cmd` within [`GIT_TIMEOUT`]; its stdout when it succeeds.
+async fn run(mut cmd: tokio::process::Command, what: &str) -> Result<Vec<u8>, RunError> {
+    let output = match tokio::time::timeout(GIT_TIMEOUT, cmd.output()).await {
+        Ok(Ok(o)) => o,
+        Ok(Err(e)) => {
+            return Err((
+                "failed to start git".into(),
+                CapabilityError::Failed(format!("could not run git: {e}")),
+            ));
+        }
+        Err(_) => return Err(("timed out".into(), CapabilityError::TimedOut)),
+    };
+    if !output.status.success() {
+        return Err((
+            "git failed".into(),
+            CapabilityError::Failed(format!(
+                "git {what}: {}",
+                String::from_utf8_lossy(&output.stderr).trim()
+            )),
+        ));
+    }
+    Ok(output.stdout)
+}
+
+/// Runs git `args` for a read (`write` false) or a write, as
+/// [`git_env`](super::git_env) describes; its stdout and the repository's
+/// command-running keys that were ignored.
+async fn run_git(
+    project_root: &Path,
+    write: bool,
+    args: &[&str],
+) -> Result<(Vec<u8>, Vec<String>), RunError> {
+    let what = args.first().copied().unwrap_or("");
+    let repo = Repo::discover(project_root).map_err(|e| {
+        (
+            "not a git repository".to_string(),
+            CapabilityError::Failed(format!("git {what}: {e}")),
+        )
+    })?;
+    let private = Private::new().map_err(|e| {
+        (
+            "failed to start git".to_string(),
+            CapabilityError::Failed(format!("could not make git's private directory: {e}")),
+        )
+    })?;
+    let (mut cmd, ignored) = if write {
+        let mut list = private.write_command(&repo, project_root, &[], &[]);
+        list.args(["config", "--null", "--list", "--includes", "--show-scope"]);
+        let entries = git_env::parse_scoped_list(&run(list, "config").await?);
+        let ignored = git_env::program_keys(&entries);
+        // Includes were followed by the listing; emptying them would only
+        // break git, so every other key is overridden.
+        let neutralised: Vec<String> = ignored
+            .iter()
+            .filter(|k| !git_env::is_include(k))
+            .cloned()
+            .collect();
+        // Without the user's global configuration the identity comes from it
+        // explicitly; no identity is git's own error at commit time.
+        let global = run(git_env::identity_command(&private), "config")
+            .await
+            .map(|out| git_env::parse_list(&out))
+            .unwrap_or_default();
+        let identity = git_env::missing_identity(&entries, global);
+        let cmd = private.write_command(&repo, project_root, &neutralised, &identity);
+        (cmd, ignored)
+    } else {
+        let config = repo.common_dir.join("config");
+        let entries = if config.exists() {
+            git_env::parse_list(&run(private.list_file_command(&config), "config").await?)
+        } else {
+            Vec::new()
+        };
+        private
+            .build_view(&repo, &git_env::data_entries(&entries))
+            .map_err(|e| {
+                (
+                    "failed to start git".to_string(),
+                    CapabilityError::Failed(format!("could not prepare the git view: {e}")),
+                )
+            })?;
+        let ignored = git_env::program_keys(&entries);
+        (private.read_command(&repo, project_root), ignored)
+    };
+    cmd.args(args);
+    match run(cmd, what).await {
+        Ok(out) => Ok((out, ignored)),
+        Err((outcome, CapabilityError::Failed(msg))) if !ignored.is_empty() => Err((
+            outcome,
+            CapabilityError::Failed(format!(
+                "{msg} (the host ran git without the repository's configured commands: {}; \
+                 if the repository needs them, run this git command yourself)",
+                ignored.join(", ")
+            )),
+        )),
+        Err(e) => Err(e),
+    }
+}
+
 impl HostState {
     async fn git(
         &mut self,
@@ -35,33 +141,16 @@ impl HostState {
         if let Some(err) = denied(self.authorize(perm, None, detail)) {
             return Err(err);
         }
-        let mut cmd = tokio::process::Command::new("git");
-        cmd.args(["-c", "core.quotepath=off", "--no-pager"])
-            .args(args)
-            .current_dir(&self.ctx.project_root)
-            .env("GIT_TERMINAL_PROMPT", "0")
-            .kill_on_drop(true);
-        let output = match tokio::time::timeout(GIT_TIMEOUT, cmd.output()).await {
-            Ok(Ok(o)) => o,
-            Ok(Err(e)) => {
-                self.record_use(perm.as_str(), detail, "failed to start git");
-                return Err(CapabilityError::Failed(format!("could not run git: {e}")));
-            }
-            Err(_) => {
-                self.record_use(perm.as_str(), detail, "timed out");
-                return Err(CapabilityError::TimedOut);
+        let write = perm == Permission::GitWrite;
+        let (stdout, ignored) = match run_git(&self.ctx.project_root, write, args).await {
+            Ok(done) => done,
+            Err((outcome, err)) => {
+                self.record_use(perm.as_str(), detail, &outcome);
+                return Err(err);
             }
         };
-        if !output.status.success() {
-            self.record_use(perm.as_str(), detail, "git failed");
-            return Err(CapabilityError::Failed(format!(
-                "git {}: {}",
-                args.first().unwrap_or(&""),
-                String::from_utf8_lossy(&output.stderr).trim()
-            )));
-        }
-        self.record_use(perm.as_str(), detail, "ok");
-        let mut out = String::from_utf8_lossy(&output.stdout).into_owned();
+        self.record_use(perm.as_str(), detail, &git_env::outcome(&ignored));
+        let mut out = String::from_utf8_lossy(&stdout).into_owned();
         if super::truncate_utf8(&mut out, self.policy.exec_output_cap) {
             out.push_str("\n[output cut at the host's cap]");
         }
@@ -74,7 +163,12 @@ impl git::Host for HostState {
         let out = match self
             .git(
                 Permission::GitRead,
-                &["status", "--porcelain=v1", "-z"],
+                &[
+                    "status",
+                    "--porcelain=v1",
+                    "-z",
+                    "--ignore-submodules=dirty",
+                ],
                 "git status",
             )
             .await
@@ -107,7 +201,13 @@ impl git::Host for HostState {
         head: Option<String>,
         paths: Vec<String>,
     ) -> wasmtime::Result<Result<String, CapabilityError>> {
-        let mut args: Vec<&str> = vec!["diff", "--no-color", "--no-ext-diff"];
+        let mut args: Vec<&str> = vec![
+            "diff",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--ignore-submodules=dirty",
+        ];
         for rev in [&base, &head].into_iter().flatten() {
             if let Err(e) = check_arg("revision", rev) {
                 return Ok(Err(e));
@@ -175,7 +275,14 @@ impl git::Host for HostState {
         Ok(self
             .git(
                 Permission::GitRead,
-                &["show", "--no-color", &rev, "--"],
+                &[
+                    "show",
+                    "--no-color",
+                    "--no-ext-diff",
+                    "--no-textconv",
+                    &rev,
+                    "--",
+                ],
                 "git show",
             )
             .await)
@@ -193,7 +300,14 @@ impl git_write::Host for HostState {
                 "commit message is empty".into(),
             )));
         }
-        let mut args = vec!["commit", "-m", message.as_str()];
+        let mut args = vec![
+            "commit",
+            "--quiet",
+            "--no-verify",
+            "--no-gpg-sign",
+            "-m",
+            message.as_str(),
+        ];
         if !paths.is_empty() {
             args.push("--");
             args.extend(paths.iter().map(String::as_str));

@@ -7,6 +7,7 @@ mod exec;
 mod exec_guard;
 mod exec_path;
 mod git;
+mod git_env;
 mod http;
 
 use crate::Access;
