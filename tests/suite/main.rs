@@ -6,10 +6,13 @@
 //!   contains it with the right message and audit entry.
 //! - `http`: the `http` import against loopback servers: hosts, grants,
 //!   redirects, methods, caps.
+//! - `fs_guard`: the host's filesystem guard against a hostile skill: FIFOs
+//!   and sockets, `.git` and `.agent/skills`, symlinks out, agent state.
 //! - `signatures`: every way a component's signature can be wrong, and the
 //!   ways it can be right.
 
 mod common;
+mod fs_guard;
 mod hooks;
 mod http;
 mod prompts;
