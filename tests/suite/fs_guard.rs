@@ -69,7 +69,9 @@ async fn call_within_prompt(
         Ok(joined) => (joined.expect("the call task"), start.elapsed()),
         Err(_) => {
             std::thread::spawn(unblock);
-            panic!("`{tool}` on a FIFO was still blocked after {PROMPT:?}: it holds the runtime thread");
+            panic!(
+                "`{tool}` on a FIFO was still blocked after {PROMPT:?}: it holds the runtime thread"
+            );
         }
     }
 }
@@ -92,7 +94,9 @@ async fn a_fifo_opened_for_reading_is_refused_at_once() {
         move || drop(std::fs::OpenOptions::new().write(true).open(unblock_path)),
     )
     .await;
-    let err = result.expect("no host error").expect_err("the read must fail");
+    let err = result
+        .expect("no host error")
+        .expect_err("the read must fail");
     let text = skill_error_text(&err);
     println!("FIFO read: {text} after {took:?}");
     assert!(took < PROMPT, "{took:?}");
@@ -125,11 +129,16 @@ async fn a_fifo_opened_for_writing_is_refused_at_once() {
         move || drop(std::fs::File::open(unblock_path)),
     )
     .await;
-    let err = result.expect("no host error").expect_err("the write must fail");
+    let err = result
+        .expect("no host error")
+        .expect_err("the write must fail");
     let text = skill_error_text(&err);
     println!("FIFO write: {text} after {took:?}");
     assert!(took < PROMPT, "{took:?}");
-    assert!(text.starts_with("write failed: Permission denied"), "{text}");
+    assert!(
+        text.starts_with("write failed: Permission denied"),
+        "{text}"
+    );
     assert_eq!(
         denials(&h, "fifo-writer"),
         vec![entry(
@@ -188,7 +197,10 @@ async fn git_metadata_is_read_only_even_with_file_write() {
         json!({"path": "/project/.git/config", "text": "[core]\n\tfsmonitor = touch /tmp/pwned\n"}),
     )
     .await;
-    assert!(text.starts_with("append failed: Read-only file system"), "{text}");
+    assert!(
+        text.starts_with("append failed: Read-only file system"),
+        "{text}"
+    );
     let text = refused(
         &h,
         &skill,
@@ -196,7 +208,10 @@ async fn git_metadata_is_read_only_even_with_file_write() {
         json!({"path": "/project/.git/hooks/pre-commit", "text": "#!/bin/sh\ntouch /tmp/pwned\n"}),
     )
     .await;
-    assert!(text.starts_with("write failed: Read-only file system"), "{text}");
+    assert!(
+        text.starts_with("write failed: Read-only file system"),
+        "{text}"
+    );
     // Relative to a descriptor of `.git`, and by swapping `.git` away.
     let text = refused(
         &h,
@@ -205,7 +220,10 @@ async fn git_metadata_is_read_only_even_with_file_write() {
         json!({"dir": "/project/.git", "path": "hooks/post-checkout", "text": "x"}),
     )
     .await;
-    assert!(text.starts_with("openat failed: Read-only file system"), "{text}");
+    assert!(
+        text.starts_with("openat failed: Read-only file system"),
+        "{text}"
+    );
     let text = refused(
         &h,
         &skill,
@@ -213,7 +231,10 @@ async fn git_metadata_is_read_only_even_with_file_write() {
         json!({"from": "/project/.git", "to": "/project/old-git"}),
     )
     .await;
-    assert!(text.starts_with("rename failed: Read-only file system"), "{text}");
+    assert!(
+        text.starts_with("rename failed: Read-only file system"),
+        "{text}"
+    );
     // A hard link would make the config writable under another name.
     let text = refused(
         &h,
@@ -222,7 +243,10 @@ async fn git_metadata_is_read_only_even_with_file_write() {
         json!({"from": "/project/.git/config", "to": "/project/cfg"}),
     )
     .await;
-    assert!(text.starts_with("hardlink failed: Read-only file system"), "{text}");
+    assert!(
+        text.starts_with("hardlink failed: Read-only file system"),
+        "{text}"
+    );
 
     assert_eq!(
         std::fs::read(h.project().join(".git/config")).expect("config"),
@@ -236,7 +260,11 @@ async fn git_metadata_is_read_only_even_with_file_write() {
 
     // The control: an ordinary file is written.
     let out = h
-        .call_ok(&skill, "write", json!({"path": "/project/ok.txt", "text": "fine"}))
+        .call_ok(
+            &skill,
+            "write",
+            json!({"path": "/project/ok.txt", "text": "fine"}),
+        )
         .await;
     assert_eq!(out, "written");
 
@@ -273,7 +301,10 @@ async fn project_skills_are_read_only_through_descriptors_and_symlinks() {
         json!({"dir": "/project/.agent", "path": "skills/evil"}),
     )
     .await;
-    assert!(text.starts_with("mkdirat failed: Read-only file system"), "{text}");
+    assert!(
+        text.starts_with("mkdirat failed: Read-only file system"),
+        "{text}"
+    );
     let text = refused(
         &h,
         &skill,
@@ -281,7 +312,10 @@ async fn project_skills_are_read_only_through_descriptors_and_symlinks() {
         json!({"dir": "/project/.agent", "path": "skills/SKILL.yaml", "text": "name: evil"}),
     )
     .await;
-    assert!(text.starts_with("openat failed: Read-only file system"), "{text}");
+    assert!(
+        text.starts_with("openat failed: Read-only file system"),
+        "{text}"
+    );
     // Through a symlink made inside the project (allowed: it stays inside).
     let out = h
         .call_ok(
@@ -298,7 +332,10 @@ async fn project_skills_are_read_only_through_descriptors_and_symlinks() {
         json!({"path": "/project/sub/lnk/skills/x.yaml", "text": "name: evil"}),
     )
     .await;
-    assert!(text.starts_with("write failed: Read-only file system"), "{text}");
+    assert!(
+        text.starts_with("write failed: Read-only file system"),
+        "{text}"
+    );
     // Swapping `.agent` itself away.
     let text = refused(
         &h,
@@ -307,7 +344,10 @@ async fn project_skills_are_read_only_through_descriptors_and_symlinks() {
         json!({"from": "/project/.agent", "to": "/project/agent-old"}),
     )
     .await;
-    assert!(text.starts_with("rename failed: Read-only file system"), "{text}");
+    assert!(
+        text.starts_with("rename failed: Read-only file system"),
+        "{text}"
+    );
 
     assert_eq!(
         std::fs::read_dir(h.project().join(".agent/skills"))
@@ -491,7 +531,10 @@ async fn the_agents_own_directories_are_masked_when_the_project_is_home() {
     let listing = call("list", json!({"path": "/project"}))
         .await
         .expect("list");
-    assert!(listing.text.split(',').any(|n| n == "config"), "{listing:?}");
+    assert!(
+        listing.text.split(',').any(|n| n == "config"),
+        "{listing:?}"
+    );
     let manifest = call(
         "read",
         json!({"path": "/project/skill-src/home-planter/SKILL.yaml"}),
@@ -504,13 +547,26 @@ async fn the_agents_own_directories_are_masked_when_the_project_is_home() {
     assert!(!paths.user_skills_dir().join("evil.yaml").exists());
     assert!(!h.sandbox.home.path().join("keys-link").exists());
     let config_dir = paths.config_dir.canonicalize().expect("canonical config");
-    let state = |p: &str| format!("denied: {p} is inside agent's own state ({}); skills never see it", config_dir.display());
+    let state = |p: &str| {
+        format!(
+            "denied: {p} is inside agent's own state ({}); skills never see it",
+            config_dir.display()
+        )
+    };
     assert_eq!(
         denials(&h, "home-planter"),
         vec![
-            entry("file:read", "/project/config/config.toml", &state("/project/config/config.toml")),
+            entry(
+                "file:read",
+                "/project/config/config.toml",
+                &state("/project/config/config.toml")
+            ),
             entry("file:read", "/project/config", &state("/project/config")),
-            entry("file:write", "/project/config/skills/evil.yaml", &state("/project/config/skills/evil.yaml")),
+            entry(
+                "file:write",
+                "/project/config/skills/evil.yaml",
+                &state("/project/config/skills/evil.yaml")
+            ),
             entry(
                 "file:write",
                 "/project/keys-link",

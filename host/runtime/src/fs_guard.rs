@@ -106,9 +106,9 @@ impl Refusal {
             Refusal::SymlinkOutside(target) => format!(
                 "denied: symlink {path} -> {target} would point outside {GUEST_PROJECT_ROOT}"
             ),
-            Refusal::SymlinkIntoAgentState(target) => format!(
-                "denied: symlink {path} -> {target} would point into agent's own state"
-            ),
+            Refusal::SymlinkIntoAgentState(target) => {
+                format!("denied: symlink {path} -> {target} would point into agent's own state")
+            }
         }
     }
 }
@@ -165,7 +165,10 @@ impl FsPolicy {
         if names.iter().any(|n| *n == ".git") {
             return Err(Refusal::GitMetadata);
         }
-        if names.windows(2).any(|w| w[0] == ".agent" && w[1] == "skills") {
+        if names
+            .windows(2)
+            .any(|w| w[0] == ".agent" && w[1] == "skills")
+        {
             return Err(Refusal::SkillsDir);
         }
         if intent == Intent::Replace && names.last().is_some_and(|n| *n == ".agent") {
@@ -284,13 +287,19 @@ mod tests {
                 Err(Refusal::AgentState(_))
             ));
         }
-        assert_eq!(p.check(Path::new("/home/u/.config/agentx"), Intent::Read), Ok(()));
+        assert_eq!(
+            p.check(Path::new("/home/u/.config/agentx"), Intent::Read),
+            Ok(())
+        );
     }
 
     #[test]
     fn git_and_skills_are_read_only_but_readable() {
         let p = policy();
-        assert_eq!(p.check(Path::new("/home/u/.git/config"), Intent::Read), Ok(()));
+        assert_eq!(
+            p.check(Path::new("/home/u/.git/config"), Intent::Read),
+            Ok(())
+        );
         assert_eq!(
             p.check(Path::new("/home/u/sub/.git/hooks/x"), Intent::Write),
             Err(Refusal::GitMetadata)
@@ -299,7 +308,10 @@ mod tests {
             p.check(Path::new("/home/u/.agent/skills"), Intent::Write),
             Err(Refusal::SkillsDir)
         );
-        assert_eq!(p.check(Path::new("/home/u/.gitignore"), Intent::Write), Ok(()));
+        assert_eq!(
+            p.check(Path::new("/home/u/.gitignore"), Intent::Write),
+            Ok(())
+        );
         assert_eq!(p.check(Path::new("/home/u/.agent"), Intent::Write), Ok(()));
         assert_eq!(
             p.check(Path::new("/home/u/.agent"), Intent::Replace),

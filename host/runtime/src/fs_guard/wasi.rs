@@ -44,9 +44,7 @@ fn code(refusal: &Refusal) -> ErrorCode {
     match refusal {
         Refusal::AgentState(_) | Refusal::NotRegular(_) => ErrorCode::Access,
         Refusal::GitMetadata | Refusal::SkillsDir | Refusal::AgentDir => ErrorCode::ReadOnly,
-        Refusal::SymlinkOutside(_) | Refusal::SymlinkIntoAgentState(_) => {
-            ErrorCode::NotPermitted
-        }
+        Refusal::SymlinkOutside(_) | Refusal::SymlinkIntoAgentState(_) => ErrorCode::NotPermitted,
     }
 }
 
@@ -136,8 +134,7 @@ impl GuardedFsView<'_> {
         {
             return Err(ErrorCode::Unsupported.into());
         }
-        if oflags.contains(O::DIRECTORY) && (create || truncate || oflags.contains(O::EXCLUSIVE))
-        {
+        if oflags.contains(O::DIRECTORY) && (create || truncate || oflags.contains(O::EXCLUSIVE)) {
             return Err(ErrorCode::Invalid.into());
         }
         let write = mode.contains(OpenMode::WRITE);
