@@ -10,12 +10,15 @@
 //!   variables, programs resolved on the host's PATH, time limits.
 //! - `git_config`: a repository (and the user's) git configuration naming
 //!   programs; the git imports run none of them.
+//! - `fs_guard`: the host's filesystem guard against a hostile skill: FIFOs
+//!   and sockets, `.git` and `.agent/skills`, symlinks out, agent state.
 //! - `signatures`: every way a component's signature can be wrong, and the
 //!   ways it can be right.
 
 mod common;
 mod exec_guards;
 mod git_config;
+mod fs_guard;
 mod hooks;
 mod http;
 mod prompts;

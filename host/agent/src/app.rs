@@ -232,6 +232,13 @@ impl App {
         let config = self.config()?;
         let auth = self.grants()?;
         let mut ctx = CallContext::new(&self.project_root, mode, auth)?;
+        // Skills never reach the agent's own files, even when the project
+        // contains them (project = home directory).
+        ctx.mask_dirs([
+            self.paths.config_dir.clone(),
+            self.paths.data_dir.clone(),
+            self.paths.cache_dir.clone(),
+        ]);
         ctx.skill_config = config
             .skills
             .config

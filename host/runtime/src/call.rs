@@ -204,9 +204,10 @@ impl Runtime {
         let stdout = crate::output::CappedOutput::new(self.limits.output_cap);
         let mut wasi = WasiCtxBuilder::new();
         wasi.stdout(stdout.clone()).stderr(stdout.clone());
-        // File operations run on the calling thread: a hand-off to tokio's
-        // blocking pool per operation costs far more than the operation.
-        wasi.allow_blocking_current_thread(true);
+        // File operations run on the calling thread (see
+        // `fs_guard::wasi::BLOCKING_ON_CALLER`: nothing that can block
+        // indefinitely is opened).
+        wasi.allow_blocking_current_thread(crate::fs_guard::wasi::BLOCKING_ON_CALLER);
         if let Some(access) = file_access {
             let perms = match access {
                 FileAccess::ReadOnly => FsPerms::ReadOnly,
@@ -256,6 +257,11 @@ impl Runtime {
             llm_count: 0,
             deadline: None,
             stdout,
+            fs_guard: crate::fs_guard::FsGuard {
+                policy: ctx.fs.clone(),
+                skill: scope.name.clone(),
+                authorizer: ctx.authorizer.clone(),
+            },
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limits);

@@ -16,6 +16,7 @@ mod authorizer;
 mod bindings;
 mod call;
 mod engine;
+mod fs_guard;
 mod host;
 pub mod inspect;
 mod output;
@@ -45,6 +46,7 @@ pub use bindings::types::{
 pub use bindings::workflow::WorkflowSpec;
 pub use call::{CallError, FileIntent, SkillInstance, ToolOutput};
 pub use engine::{CacheOutcome, ComponentCache};
+pub use fs_guard::open_regular;
 pub use host::MAX_INVOKE_DEPTH;
 pub use inspect::{ComponentInfo, ExportKind, ImportInfo, ImportNeed, Mismatch};
 pub use services::{BoxFuture, InvokeError, LlmBackend, LlmRequest, LlmRole, SkillInvoker};
@@ -164,7 +166,8 @@ fn link(linker: &mut Linker<state::HostState>) -> wasmtime::Result<()> {
     clocks::wall_clock::add_to_linker::<T, WasiClocks>(l, T::clocks)?;
     clocks::monotonic_clock::add_to_linker::<T, WasiClocks>(l, T::clocks)?;
     filesystem::preopens::add_to_linker::<T, WasiFilesystem>(l, T::filesystem)?;
-    filesystem::types::add_to_linker::<T, WasiFilesystem>(l, T::filesystem)?;
+    // Every `wasi:filesystem/types` call passes the filesystem guard.
+    filesystem::types::add_to_linker::<T, fs_guard::wasi::GuardedFs>(l, T::guarded_fs)?;
     random::random::add_to_linker::<T, WasiRandom>(l, |t| t.ctx().ctx.random())?;
     random::insecure::add_to_linker::<T, WasiRandom>(l, |t| t.ctx().ctx.random())?;
     random::insecure_seed::add_to_linker::<T, WasiRandom>(l, |t| t.ctx().ctx.random())?;

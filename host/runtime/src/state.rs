@@ -45,6 +45,8 @@ pub struct CallContext {
     pub invoker: Option<Arc<dyn crate::SkillInvoker>>,
     /// How many `skills.invoke` calls deep this context is (0 at the top).
     pub depth: u32,
+    /// What the filesystem guard protects (see [`CallContext::mask_dirs`]).
+    pub(crate) fs: Arc<crate::fs_guard::FsPolicy>,
 }
 
 impl CallContext {
@@ -61,7 +63,9 @@ impl CallContext {
             .canonicalize()
             .map_err(|e| anyhow::anyhow!("project root {}: {e}", project_root.display()))?;
         let project = crate::project::detect(&root);
+        let fs = Arc::new(crate::fs_guard::FsPolicy::new(&root));
         Ok(CallContext {
+            fs,
             project_root: root,
             project,
             mode: mode.to_string(),
@@ -85,7 +89,21 @@ impl CallContext {
             llm: self.llm.clone(),
             invoker: self.invoker.clone(),
             depth: self.depth + 1,
+            fs: self.fs.clone(),
         }
+    }
+
+    /// Masks `dirs` from skills: nothing inside them is opened, read,
+    /// stat'ed or changed through the project mount, even when the project
+    /// contains them. The binary passes the agent's config, data and cache
+    /// directories.
+    pub fn mask_dirs(&mut self, dirs: impl IntoIterator<Item = PathBuf>) {
+        Arc::make_mut(&mut self.fs).mask(dirs);
+    }
+
+    /// The directories masked from skills (made canonical).
+    pub fn masked_dirs(&self) -> &[PathBuf] {
+        self.fs.masked()
     }
 }
 
@@ -140,6 +158,8 @@ pub struct HostState {
     /// limits to it.
     pub(crate) deadline: Option<std::time::Instant>,
     pub(crate) stdout: crate::output::CappedOutput,
+    /// Checks every `wasi:filesystem` call (see [`crate::fs_guard`]).
+    pub(crate) fs_guard: crate::fs_guard::FsGuard,
 }
 
 impl HostState {
@@ -159,6 +179,20 @@ pub enum FileAccess {
     ReadOnly,
     /// Project root mounted read-write.
     ReadWrite,
+}
+
+impl HostState {
+    /// The guarded view of the WASI filesystem the linker hands to
+    /// `wasi:filesystem/types`.
+    pub(crate) fn guarded_fs(&mut self) -> crate::fs_guard::wasi::GuardedFsView<'_> {
+        crate::fs_guard::wasi::GuardedFsView {
+            inner: wasmtime_wasi::filesystem::WasiFilesystemCtxView {
+                ctx: self.wasi.filesystem(),
+                table: &mut self.table,
+            },
+            guard: &self.fs_guard,
+        }
+    }
 }
 
 impl WasiView for HostState {

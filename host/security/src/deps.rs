@@ -87,7 +87,7 @@ pub fn audit_dependencies(
     let mut out = DepsOutcome::default();
     let mut seen = HashSet::new();
     for lf in lockfiles {
-        let text = match std::fs::read_to_string(&lf.abs) {
+        let text = match agent_runtime::open_regular(&lf.abs).and_then(std::io::read_to_string) {
             Ok(t) => t,
             Err(e) => {
                 out.errors

@@ -156,9 +156,10 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> anyhow::Result<Walk> {
 /// 8 KiB) or not UTF-8.
 ///
 /// # Errors
-/// I/O errors.
+/// I/O errors, and an error when `path` is not a regular file (a FIFO put in
+/// a file's place after the walk is refused without blocking).
 pub fn read_text(path: &Path, max: u64) -> std::io::Result<Option<String>> {
-    let mut f = std::fs::File::open(path)?;
+    let mut f = agent_runtime::open_regular(path)?;
     let mut bytes = Vec::new();
     f.by_ref().take(max + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > max {
