@@ -610,6 +610,9 @@ mod skills;
 // The skill registry: publish, git-served index, install/update/remove, refused attacks.
 mod registry;
 
+// Host stack traces (RUST_BACKTRACE=1) never reach a skill or the model.
+mod backtraces;
+
 // `agent security-audit`: fixture repositories with exact findings, thresholds, schemas.
 mod security;
 

@@ -8,6 +8,8 @@
 //!   redirects, methods, caps.
 //! - `signatures`: every way a component's signature can be wrong, and the
 //!   ways it can be right.
+//! - `syntax_bounds`: hostile queries through the `syntax` import, each refused
+//!   within the call's time and memory, audited.
 
 mod common;
 mod hooks;
@@ -17,4 +19,5 @@ mod providers;
 mod sandbox;
 mod signatures;
 mod syntax;
+mod syntax_bounds;
 mod workflows;
