@@ -98,6 +98,11 @@ fn hostile_call(tool: &'static str) -> Outcome {
     loop {
         match done_rx.recv_timeout(Duration::from_millis(20)) {
             Ok((result, audited)) => {
+                eprintln!(
+                    "`{tool}`: answered in {:?}, resident memory grew at most {} MiB",
+                    start.elapsed(),
+                    peak.saturating_sub(before) >> 20
+                );
                 return Outcome {
                     result,
                     elapsed: start.elapsed(),
@@ -177,7 +182,7 @@ fn syntax_captures_of_an_8_mib_string_96_times_are_refused_before_they_are_copie
     assert_refused(
         "nested",
         &o,
-        &format!("error: LimitExceeded(\"syntax.query: {reason}\")"),
+        &format!("error: CapabilityError::LimitExceeded(\"syntax.query: {reason}\")"),
         (&format!("python: {reason}"), "too-large"),
     );
 }
@@ -188,7 +193,7 @@ fn syntax_a_query_that_keeps_the_matcher_busy_is_stopped_before_the_calls_deadli
     // The query's deadline is the call's, less a tenth of the time left (at most 1 s)
     // kept for the skill to answer: the guest gets the refusal and the call ends in time.
     let text = o.result.clone().unwrap_or_else(|e| panic!("{e}"));
-    let prefix = "error: LimitExceeded(\"syntax.query: the query was stopped at its deadline, after ";
+    let prefix = "error: CapabilityError::LimitExceeded(\"syntax.query: the query was stopped at its deadline, after ";
     assert!(text.starts_with(prefix), "{text}");
     assert!(
         text.ends_with(
@@ -220,7 +225,7 @@ fn syntax_a_query_nested_100_000_deep_is_refused_before_it_is_compiled() {
     assert_refused(
         "deep-query",
         &o,
-        &format!("error: LimitExceeded(\"syntax.query: {reason}\")"),
+        &format!("error: CapabilityError::LimitExceeded(\"syntax.query: {reason}\")"),
         (&format!("python: {reason}"), "too-large"),
     );
 }
@@ -232,7 +237,7 @@ fn syntax_a_query_of_5000_patterns_is_refused_before_it_is_compiled() {
     assert_refused(
         "patterns",
         &o,
-        &format!("error: LimitExceeded(\"syntax.query: {reason}\")"),
+        &format!("error: CapabilityError::LimitExceeded(\"syntax.query: {reason}\")"),
         (&format!("python: {reason}"), "too-large"),
     );
 }
