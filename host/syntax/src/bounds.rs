@@ -131,7 +131,12 @@ impl Budget {
     pub(crate) fn charge(&mut self, captures: usize, text_bytes: usize) -> Result<(), SyntaxError> {
         self.matches += 1;
         if self.matches > MAX_MATCHES {
-            return Err(too_large("matches", "matches", MAX_MATCHES + 1, MAX_MATCHES));
+            return Err(too_large(
+                "matches",
+                "matches",
+                MAX_MATCHES + 1,
+                MAX_MATCHES,
+            ));
         }
         self.captures += captures;
         if self.captures > MAX_CAPTURES {

@@ -3,9 +3,7 @@
 use std::time::{Duration, Instant};
 
 use super::{Shape, query_shape};
-use crate::{
-    Bounds, MAX_QUERY_DEPTH, MAX_QUERY_NODES, SyntaxError, query, query_bounded,
-};
+use crate::{Bounds, MAX_QUERY_DEPTH, MAX_QUERY_NODES, SyntaxError, query, query_bounded};
 
 fn lines(n: usize) -> String {
     (0..n)
@@ -32,7 +30,8 @@ fn a_busy_query_stops_at_the_deadline_with_an_error() {
         "{e:?}"
     );
     assert!(
-        e.to_string().starts_with("the query was stopped at its deadline, after "),
+        e.to_string()
+            .starts_with("the query was stopped at its deadline, after "),
         "{e}"
     );
 }
@@ -51,10 +50,7 @@ fn a_long_parse_stops_at_the_deadline_and_the_parser_starts_afresh() {
         },
     )
     .unwrap_err();
-    assert!(
-        matches!(e, SyntaxError::TimedOut { .. }),
-        "{e:?}"
-    );
+    assert!(matches!(e, SyntaxError::TimedOut { .. }), "{e:?}");
     // ...and the next parse on this thread is a whole one, not the stopped one resumed.
     let found = query("python", "x = 1\n", "(identifier) @i").unwrap();
     assert_eq!(found.len(), 1);
@@ -93,7 +89,11 @@ fn the_guest_bounds_are_a_quarter_of_its_memory_at_most_64_mib() {
 
 #[test]
 fn deep_queries_are_refused_before_tree_sitter_parses_them() {
-    let deep = format!("{}identifier{} @i", "(".repeat(100_000), ")".repeat(100_000));
+    let deep = format!(
+        "{}identifier{} @i",
+        "(".repeat(100_000),
+        ")".repeat(100_000)
+    );
     let e = query("python", "x\n", &deep).unwrap_err();
     assert_eq!(
         e.to_string(),
@@ -131,7 +131,14 @@ fn queries_of_too_many_nodes_are_refused_before_they_are_compiled() {
             MAX_QUERY_NODES + 1
         )
     );
-    assert!(start.elapsed() < Duration::from_millis(100), "{:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_millis(100),
+        "{:?}",
+        start.elapsed()
+    );
     let most = "(identifier) @i\n".repeat(MAX_QUERY_NODES);
-    assert_eq!(query("python", "x\n", &most).unwrap().len(), MAX_QUERY_NODES);
+    assert_eq!(
+        query("python", "x\n", &most).unwrap().len(),
+        MAX_QUERY_NODES
+    );
 }

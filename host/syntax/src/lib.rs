@@ -377,12 +377,7 @@ pub fn query_bounded(
 ) -> Result<Vec<QueryMatch>, SyntaxError> {
     let (language, grammar) = grammar(language).ok_or_else(|| unknown(language))?;
     if source.len() > MAX_SOURCE_BYTES {
-        return Err(too_large(
-            "source",
-            "bytes",
-            source.len(),
-            MAX_SOURCE_BYTES,
-        ));
+        return Err(too_large("source", "bytes", source.len(), MAX_SOURCE_BYTES));
     }
     if query.len() > MAX_QUERY_BYTES {
         return Err(too_large("query", "bytes", query.len(), MAX_QUERY_BYTES));

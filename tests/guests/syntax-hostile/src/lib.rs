@@ -46,7 +46,11 @@ fn case(name: &str) -> Option<(String, String)> {
         "quantified" => (lines_240(), "((_) @c . (_)* @d)".to_string()),
         "deep-query" => (
             lines_240(),
-            format!("{}identifier{} @i", "(".repeat(100_000), ")".repeat(100_000)),
+            format!(
+                "{}identifier{} @i",
+                "(".repeat(100_000),
+                ")".repeat(100_000)
+            ),
         ),
         "patterns" => (lines_240(), "(identifier) @i\n".repeat(5000)),
         _ => return None,
