@@ -612,6 +612,8 @@ mod registry;
 
 // The built-in git skill with a hostile global git configuration.
 mod git_config;
+// Host stack traces (RUST_BACKTRACE=1) never reach a skill or the model.
+mod backtraces;
 
 // `agent security-audit`: fixture repositories with exact findings, thresholds, schemas.
 mod security;

@@ -14,6 +14,8 @@
 //!   and sockets, `.git` and `.agent/skills`, symlinks out, agent state.
 //! - `signatures`: every way a component's signature can be wrong, and the
 //!   ways it can be right.
+//! - `syntax_bounds`: hostile queries through the `syntax` import, each refused
+//!   within the call's time and memory, audited.
 
 mod common;
 mod exec_guards;
@@ -26,4 +28,5 @@ mod providers;
 mod sandbox;
 mod signatures;
 mod syntax;
+mod syntax_bounds;
 mod workflows;

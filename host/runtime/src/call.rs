@@ -432,6 +432,23 @@ fn ticks(timeout: Duration) -> u64 {
     (timeout.as_millis() / EPOCH_TICK.as_millis()).max(1) as u64 + 1
 }
 
+/// The text of a host error as a guest or a model may see it: the error and its causes,
+/// one per line. Never `{e:?}`: with `RUST_BACKTRACE` or `RUST_LIB_BACKTRACE` set, that
+/// appends the host's stack trace.
+pub(crate) fn error_text(e: &wasmtime::Error) -> String {
+    let mut text = e.to_string();
+    let causes: Vec<String> = e.chain().skip(1).map(ToString::to_string).collect();
+    if !causes.is_empty() {
+        text.push_str("\n\nCaused by:\n");
+        for cause in causes {
+            text.push_str("    ");
+            text.push_str(&cause);
+            text.push('\n');
+        }
+    }
+    text
+}
+
 fn classify(skill: &str, e: wasmtime::Error, timeout: Duration, memory: usize) -> CallError {
     if let Some(Trap::Interrupt) = e.downcast_ref::<Trap>() {
         return CallError::Timeout {
@@ -439,7 +456,7 @@ fn classify(skill: &str, e: wasmtime::Error, timeout: Duration, memory: usize) -
             limit: timeout,
         };
     }
-    let message = format!("{e:?}");
+    let message = error_text(&e);
     if message.contains("maximum concurrent") {
         return CallError::Host {
             skill: skill.to_string(),

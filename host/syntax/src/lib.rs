@@ -12,22 +12,34 @@
 //!   than silently ignored.
 //! - Positions are 1-based lines and 1-based byte columns; the end is just past the last
 //!   character.
+//! - Every query runs within [`Bounds`]: parsing and matching stop at a deadline
+//!   (tree-sitter's progress callbacks), the answer's size is counted before any text is
+//!   copied, and the query text's size, nesting and node count are capped before it is
+//!   compiled (before tree-sitter's recursive query parser sees it). Every limit is an error
+//!   naming it, never a silent cut.
+
+mod bounds;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use streaming_iterator::StreamingIterator;
-use tree_sitter::{Language, Parser, Query, QueryCursor, QueryErrorKind, Tree};
+use tree_sitter::{
+    Language, ParseOptions, Parser, Query, QueryCursor, QueryCursorOptions, QueryErrorKind, Tree,
+};
 
-/// Largest source accepted, bytes.
-pub const MAX_SOURCE_BYTES: usize = 8 * 1024 * 1024;
-/// Most matches one query may return; more is an error rather than a silent cut.
-pub const MAX_MATCHES: usize = 100_000;
-/// Longest query text accepted, bytes.
-pub const MAX_QUERY_BYTES: usize = 256 * 1024;
+pub use bounds::{
+    Bounds, CAPTURE_OVERHEAD, DEFAULT_RESULT_BYTES, MATCH_OVERHEAD, MAX_CAPTURES, MAX_MATCHES,
+    MAX_QUERY_BYTES, MAX_QUERY_DEPTH, MAX_QUERY_NODES, MAX_SOURCE_BYTES,
+};
+use bounds::{Budget, Clock, too_large};
+
 /// Compiled queries kept; the cache is emptied when it would grow past this.
 const QUERY_CACHE_CAP: usize = 4096;
+/// Bytes of query text the cache keeps (a hostile caller sending many large distinct
+/// queries must not grow it without bound); emptied when it would grow past this.
+const QUERY_CACHE_BYTES: usize = 16 * 1024 * 1024;
 
 const LANGUAGES: &[&str] = &[
     "python",
@@ -135,15 +147,26 @@ pub enum SyntaxError {
         /// What is wrong and where.
         message: String,
     },
-    /// The source (or the query, or its result) is over a limit.
-    #[error("{what} is {size} bytes or items, over the limit of {limit}")]
+    /// The source, the query or the answer is over a limit.
+    #[error("{what}: {size} {unit}, over the limit of {limit} {unit}")]
     TooLarge {
-        /// `source`, `query` or `matches`.
+        /// `source`, `query`, `query nesting`, `query nodes`, `matches`, `captures`
+        /// or `result`.
         what: &'static str,
-        /// The size seen (bytes; for `matches`, the limit + 1).
+        /// `bytes`, `levels`, `nodes`, `matches` or `captures`.
+        unit: &'static str,
+        /// The size seen (for `matches`, the limit + 1: counting stops there).
         size: usize,
         /// The limit.
         limit: usize,
+    },
+    /// Parsing or matching was stopped at the deadline.
+    #[error("the {stage} was stopped at its deadline, after {allowed:?}")]
+    TimedOut {
+        /// `parse` or `query`.
+        stage: &'static str,
+        /// The time it was given (from the start of the query to the deadline).
+        allowed: std::time::Duration,
     },
     /// tree-sitter could not parse the source (cancelled or no grammar set).
     #[error("could not parse the {language} source")]
@@ -191,7 +214,11 @@ fn compiled(
     let query = Arc::new(compile(language, grammar, text)?);
     COMPILED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let mut cache = query_cache().lock().unwrap_or_else(PoisonError::into_inner);
-    if cache.values().map(HashMap::len).sum::<usize>() >= QUERY_CACHE_CAP {
+    let (count, bytes) = cache
+        .values()
+        .flat_map(HashMap::keys)
+        .fold((0, 0), |(n, b), k| (n + 1, b + k.len()));
+    if count >= QUERY_CACHE_CAP || bytes + text.len() > QUERY_CACHE_BYTES {
         cache.clear();
     }
     cache
@@ -202,6 +229,23 @@ fn compiled(
 }
 
 fn compile(language: &str, grammar: &Language, text: &str) -> Result<Query, SyntaxError> {
+    let shape = bounds::query_shape(text);
+    if shape.depth > MAX_QUERY_DEPTH {
+        return Err(too_large(
+            "query nesting",
+            "levels",
+            shape.depth,
+            MAX_QUERY_DEPTH,
+        ));
+    }
+    if shape.nodes > MAX_QUERY_NODES {
+        return Err(too_large(
+            "query nodes",
+            "nodes",
+            shape.nodes,
+            MAX_QUERY_NODES,
+        ));
+    }
     let query = Query::new(grammar, text).map_err(|e| {
         let kind = match e.kind {
             QueryErrorKind::Syntax => "syntax error",
@@ -248,8 +292,14 @@ thread_local! {
     static LAST: RefCell<Option<LastTree>> = const { RefCell::new(None) };
 }
 
-/// Parses `source` (reusing this thread's parser, and its last tree when the source is the same).
-fn parse(language: &'static str, grammar: &Language, source: &str) -> Result<Tree, SyntaxError> {
+/// Parses `source` (reusing this thread's parser, and its last tree when the source is the
+/// same), stopping at `clock`'s deadline.
+fn parse(
+    language: &'static str,
+    grammar: &Language,
+    source: &str,
+    clock: &mut Clock,
+) -> Result<Tree, SyntaxError> {
     let cached = LAST.with_borrow(|last| {
         last.as_ref()
             .filter(|l| l.language == language && l.source == source)
@@ -269,9 +319,27 @@ fn parse(language: &'static str, grammar: &Language, source: &str) -> Result<Tre
                 e.insert(p)
             }
         };
-        parser.parse(source, None).ok_or(SyntaxError::Parse {
-            language: language.to_string(),
-        })
+        let bytes = source.as_bytes();
+        let mut progress = |_: &tree_sitter::ParseState| clock.tick();
+        let tree = parser.parse_with_options(
+            &mut |at, _| bytes.get(at..).unwrap_or_default(),
+            None,
+            Some(ParseOptions::new().progress_callback(&mut progress)),
+        );
+        match tree {
+            Some(tree) => Ok(tree),
+            None => {
+                // A stopped parse would resume on the next call: start afresh instead.
+                parser.reset();
+                Err(if clock.expired() {
+                    clock.timed_out("parse")
+                } else {
+                    SyntaxError::Parse {
+                        language: language.to_string(),
+                    }
+                })
+            }
+        }
     })?;
     LAST.set(Some(LastTree {
         language,
@@ -285,65 +353,85 @@ fn to_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
-/// Parses `source` as `language` and runs the tree-sitter `query` on it.
+/// Parses `source` as `language` and runs the tree-sitter `query` on it, within the
+/// default [`Bounds`] (no deadline).
 ///
 /// # Errors
-/// An unknown language, a query that does not compile (or uses an unsupported predicate),
-/// a source over [`MAX_SOURCE_BYTES`] or more than [`MAX_MATCHES`] matches.
+/// See [`query_bounded`].
 pub fn query(language: &str, source: &str, query: &str) -> Result<Vec<QueryMatch>, SyntaxError> {
+    query_bounded(language, source, query, &Bounds::default())
+}
+
+/// Parses `source` as `language` and runs the tree-sitter `query` on it, within `bounds`.
+///
+/// # Errors
+/// An unknown language; a query that does not compile (or uses an unsupported predicate);
+/// a source over [`MAX_SOURCE_BYTES`], a query over [`MAX_QUERY_BYTES`],
+/// [`MAX_QUERY_DEPTH`] or [`MAX_QUERY_NODES`]; an answer over [`MAX_MATCHES`],
+/// [`MAX_CAPTURES`] or `bounds.result_bytes`; parsing or matching past `bounds.deadline`.
+pub fn query_bounded(
+    language: &str,
+    source: &str,
+    query: &str,
+    bounds: &Bounds,
+) -> Result<Vec<QueryMatch>, SyntaxError> {
     let (language, grammar) = grammar(language).ok_or_else(|| unknown(language))?;
     if source.len() > MAX_SOURCE_BYTES {
-        return Err(SyntaxError::TooLarge {
-            what: "source",
-            size: source.len(),
-            limit: MAX_SOURCE_BYTES,
-        });
+        return Err(too_large("source", "bytes", source.len(), MAX_SOURCE_BYTES));
     }
     if query.len() > MAX_QUERY_BYTES {
-        return Err(SyntaxError::TooLarge {
-            what: "query",
-            size: query.len(),
-            limit: MAX_QUERY_BYTES,
-        });
+        return Err(too_large("query", "bytes", query.len(), MAX_QUERY_BYTES));
     }
+    let mut clock = Clock::new(bounds.deadline);
     let compiled = compiled(language, &grammar, query)?;
-    let tree = parse(language, &grammar, source)?;
+    if clock.tick().is_break() {
+        return Err(clock.timed_out("query"));
+    }
+    let tree = parse(language, &grammar, source, &mut clock)?;
     let names = compiled.capture_names();
     let bytes = source.as_bytes();
-    let mut cursor = QueryCursor::new();
-    let mut matches = cursor.matches(&compiled, tree.root_node(), bytes);
+    let mut budget = Budget::new(bounds.result_bytes);
     let mut out = Vec::new();
-    while let Some(m) = matches.next() {
-        if out.len() == MAX_MATCHES {
-            return Err(SyntaxError::TooLarge {
-                what: "matches",
-                size: MAX_MATCHES + 1,
-                limit: MAX_MATCHES,
+    {
+        let mut cursor = QueryCursor::new();
+        let mut progress = |_: &tree_sitter::QueryCursorState| clock.tick();
+        let mut matches = cursor.matches_with_options(
+            &compiled,
+            tree.root_node(),
+            bytes,
+            QueryCursorOptions::new().progress_callback(&mut progress),
+        );
+        while let Some(m) = matches.next() {
+            let text_bytes = m.captures().iter().map(|c| c.node.byte_range().len()).sum();
+            budget.charge(m.captures().len(), text_bytes)?;
+            let captures = m
+                .captures()
+                .iter()
+                .map(|c| {
+                    let node = c.node;
+                    let (start, end) = (node.start_position(), node.end_position());
+                    let range = node.byte_range();
+                    Capture {
+                        name: names[c.index as usize].to_string(),
+                        text: String::from_utf8_lossy(&bytes[range.clone()]).into_owned(),
+                        start_byte: to_u32(range.start),
+                        end_byte: to_u32(range.end),
+                        start_line: to_u32(start.row + 1),
+                        start_column: to_u32(start.column + 1),
+                        end_line: to_u32(end.row + 1),
+                        end_column: to_u32(end.column + 1),
+                    }
+                })
+                .collect();
+            out.push(QueryMatch {
+                pattern: to_u32(m.pattern_index),
+                captures,
             });
         }
-        let captures = m
-            .captures()
-            .iter()
-            .map(|c| {
-                let node = c.node;
-                let (start, end) = (node.start_position(), node.end_position());
-                let range = node.byte_range();
-                Capture {
-                    name: names[c.index as usize].to_string(),
-                    text: String::from_utf8_lossy(&bytes[range.clone()]).into_owned(),
-                    start_byte: to_u32(range.start),
-                    end_byte: to_u32(range.end),
-                    start_line: to_u32(start.row + 1),
-                    start_column: to_u32(start.column + 1),
-                    end_line: to_u32(end.row + 1),
-                    end_column: to_u32(end.column + 1),
-                }
-            })
-            .collect();
-        out.push(QueryMatch {
-            pattern: to_u32(m.pattern_index),
-            captures,
-        });
+    }
+    // A halted cursor ends its matches early: that is an error, not a shorter answer.
+    if clock.expired() {
+        return Err(clock.timed_out("query"));
     }
     Ok(out)
 }

@@ -9,9 +9,10 @@ mod exec_path;
 mod git;
 mod git_env;
 mod http;
+mod syntax;
 
 use crate::Access;
-use crate::bindings::agent::skill::{config, llm, log, project, skills, syntax, types};
+use crate::bindings::agent::skill::{config, llm, log, project, skills, types};
 use crate::bindings::types::{CapabilityError, LogLevel};
 use crate::state::{GUEST_PROJECT_ROOT, HostState, LogLine};
 use agent_manifest::Permission;
@@ -279,75 +280,5 @@ impl skills::Host for HostState {
         };
         self.record_use("skill:invoke", &what, &outcome);
         Ok(result)
-    }
-}
-
-impl syntax::Host for HostState {
-    async fn languages(&mut self) -> wasmtime::Result<Vec<String>> {
-        Ok(agent_syntax::languages()
-            .iter()
-            .map(|l| (*l).to_string())
-            .collect())
-    }
-
-    async fn query(
-        &mut self,
-        language: String,
-        source: String,
-        query: String,
-    ) -> wasmtime::Result<Result<Vec<syntax::QueryMatch>, CapabilityError>> {
-        // Parsing is CPU work bounded by the 8 MiB source cap; it runs inline (a few ms for
-        // a typical file), as the guest's own computation would.
-        let result = agent_syntax::query(&language, &source, &query);
-        let (result, outcome) = match result {
-            Ok(matches) => (Ok(matches.into_iter().map(wit_match).collect()), "ok"),
-            Err(e) => {
-                let outcome = match &e {
-                    agent_syntax::SyntaxError::UnknownLanguage { .. } => "unknown-language",
-                    agent_syntax::SyntaxError::BadQuery { .. } => "bad-query",
-                    agent_syntax::SyntaxError::TooLarge { .. } => "too-large",
-                    agent_syntax::SyntaxError::Parse { .. } => "failed",
-                };
-                let message = format!("syntax.query: {e}");
-                let err = match e {
-                    agent_syntax::SyntaxError::TooLarge { .. } => {
-                        CapabilityError::LimitExceeded(message)
-                    }
-                    agent_syntax::SyntaxError::Parse { .. } => CapabilityError::Failed(message),
-                    _ => CapabilityError::Invalid(message),
-                };
-                (Err(err), outcome)
-            }
-        };
-        // Parsing needs no permission and touches nothing but the text the
-        // guest passed in: successful calls are not audited (a security
-        // audit makes thousands, from parallel workers). Refusals are, so a
-        // skill probing the parser still leaves a trace.
-        if outcome != "ok" {
-            // The language name is the guest's string: keep it short.
-            let target: String = language.chars().take(64).collect();
-            self.record_use("syntax", &target, outcome);
-        }
-        Ok(result)
-    }
-}
-
-fn wit_match(m: agent_syntax::QueryMatch) -> syntax::QueryMatch {
-    syntax::QueryMatch {
-        pattern: m.pattern,
-        captures: m
-            .captures
-            .into_iter()
-            .map(|c| syntax::Capture {
-                name: c.name,
-                text: c.text,
-                start_byte: c.start_byte,
-                end_byte: c.end_byte,
-                start_line: c.start_line,
-                start_column: c.start_column,
-                end_line: c.end_line,
-                end_column: c.end_column,
-            })
-            .collect(),
     }
 }
