@@ -6,9 +6,12 @@
 //!   contains it with the right message and audit entry.
 //! - `http`: the `http` import against loopback servers: hosts, grants,
 //!   redirects, methods, caps.
+//! - `budgets`: per-skill and per-turn budgets of model requests, programs
+//!   and HTTP requests, shared by concurrent calls.
 //! - `signatures`: every way a component's signature can be wrong, and the
 //!   ways it can be right.
 
+mod budgets;
 mod common;
 mod hooks;
 mod http;

@@ -10,6 +10,7 @@ mod registry_cmd;
 mod run_cmd;
 mod scaffold;
 mod security_cmd;
+mod shadow;
 mod sessions_cmd;
 mod skill_cmd;
 mod tui_cmd;

@@ -14,6 +14,7 @@
 
 mod authorizer;
 mod bindings;
+mod budget;
 mod call;
 mod engine;
 mod host;
@@ -34,6 +35,7 @@ use wasmtime::Engine;
 use wasmtime::component::{HasData, Linker, ResourceTable};
 
 pub use authorizer::GrantsAuthorizer;
+pub use budget::{Budget, BudgetLimits, SkillUses, Use, UseLimit};
 pub use bindings::prompt::{PromptContext, PromptFragment};
 pub use bindings::scanner::{ScanTarget, ScannerSpec};
 pub use bindings::transform::TransformContext;

@@ -45,6 +45,9 @@ pub struct CallContext {
     pub invoker: Option<Arc<dyn crate::SkillInvoker>>,
     /// How many `skills.invoke` calls deep this context is (0 at the top).
     pub depth: u32,
+    /// The per-skill and per-turn budgets of `llm`, `exec` and `http` uses,
+    /// shared with nested contexts.
+    pub budget: Arc<crate::Budget>,
 }
 
 impl CallContext {
@@ -70,6 +73,7 @@ impl CallContext {
             llm: None,
             invoker: None,
             depth: 0,
+            budget: Arc::default(),
         })
     }
 
@@ -85,6 +89,7 @@ impl CallContext {
             llm: self.llm.clone(),
             invoker: self.invoker.clone(),
             depth: self.depth + 1,
+            budget: self.budget.clone(),
         }
     }
 }

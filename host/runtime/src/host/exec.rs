@@ -136,6 +136,7 @@ impl HostState {
                 self.policy.max_exec_per_call
             )));
         }
+        self.spend(crate::Use::Exec, &line)?;
         let cwd = resolve_inside(&self.ctx.project_root, req.cwd.as_deref())?;
         let timeout = req
             .timeout_ms
