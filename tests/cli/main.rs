@@ -613,6 +613,9 @@ mod skills;
 // Skills taking a built-in's name: refused unless --allow-shadow / skills.allow_shadow.
 mod shadow;
 
+// Budgets of skills' model requests per turn, from config.toml, through `agent run`.
+mod budgets;
+
 // The skill registry: publish, git-served index, install/update/remove, refused attacks.
 mod registry;
 
