@@ -13,7 +13,10 @@ use super::{ok, sandbox};
 fn spender(sb: &Sandbox) {
     write_skill(
         &sb.project.path().join(".agent/skills/spender"),
-        &tool_manifest("spender", "permissions: [llm:call]\n"),
+        &tool_manifest(
+            "spender",
+            "permissions: [llm:call, shell:exec, net:fetch]\nhosts: [\"http://127.0.0.1:9\"]\n",
+        ),
         &guest_bytes("guest-budget"),
         None,
     );

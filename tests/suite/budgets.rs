@@ -36,11 +36,19 @@ fn context(h: &Harness, limits: BudgetLimits, model: Option<&ModelServer>) -> Ar
     Arc::new(ctx)
 }
 
-/// The spending skill `name` with `extra` manifest lines.
-fn spender(h: &Harness, name: &str, extra: &str) -> Skill {
-    h.load_guest(&guest("guest-budget"), name, extra)
+/// The spending skill `name`: its component imports `llm`, `exec` and
+/// `http`, so it declares all three (each test grants only the one it uses);
+/// `touch` may run, `host` may be fetched.
+fn spender(h: &Harness, name: &str, host: &str) -> Skill {
+    let extra = format!(
+        "permissions: [llm:call, shell:exec, net:fetch]\nexec: [touch]\nhosts: [\"{host}\"]\n"
+    );
+    h.load_guest(&guest("guest-budget"), name, &extra)
         .expect("the budget guest loads")
 }
+
+/// A host no test serves.
+const NO_HOST: &str = "http://127.0.0.1:9";
 
 /// Calls `tool` of `skill` in `ctx`; the guest's `ok=N refused=M last=…`.
 async fn spend(
@@ -134,7 +142,7 @@ async fn six_parallel_calls_share_one_model_budget_per_skill() {
         .await
         .expect("model server");
     let h = Harness::new(&["llm:call"]);
-    let skill = spender(&h, "spender", "permissions: [llm:call]\n");
+    let skill = spender(&h, "spender", NO_HOST);
     let ctx = context(&h, BudgetLimits::default(), Some(&server));
 
     let answers = six_at_once(&h, &ctx, &skill, "llm-loop", |_| json!({"times": 3})).await;
@@ -165,8 +173,8 @@ async fn the_turn_budget_is_shared_by_every_skill() {
         .await
         .expect("model server");
     let h = Harness::new(&["llm:call"]);
-    let first = spender(&h, "first", "permissions: [llm:call]\n");
-    let second = spender(&h, "second", "permissions: [llm:call]\n");
+    let first = spender(&h, "first", NO_HOST);
+    let second = spender(&h, "second", NO_HOST);
     let limits = BudgetLimits {
         llm: UseLimit {
             per_skill: 4,
@@ -192,7 +200,7 @@ async fn the_turn_budget_is_shared_by_every_skill() {
 async fn six_parallel_calls_share_one_program_budget() {
     // Before: 32 programs per call, so six calls of 4 ran all 24.
     let h = Harness::new(&["shell:exec"]);
-    let skill = spender(&h, "runner", "permissions: [shell:exec]\nexec: [touch]\n");
+    let skill = spender(&h, "runner", NO_HOST);
     let ctx = context(&h, BudgetLimits::default(), None);
 
     let answers = six_at_once(&h, &ctx, &skill, "exec-loop", |i| {
@@ -225,11 +233,7 @@ async fn six_parallel_calls_share_one_http_budget() {
         .await
         .expect("server");
     let h = Harness::new(&["net:fetch"]);
-    let skill = spender(
-        &h,
-        "fetcher",
-        &format!("permissions: [net:fetch]\nhosts: [\"{}\"]\n", server.url()),
-    );
+    let skill = spender(&h, "fetcher", server.url());
     let limits = BudgetLimits {
         http: UseLimit {
             per_skill: 7,
