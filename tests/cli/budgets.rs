@@ -72,7 +72,11 @@ fn the_configured_model_budget_holds_per_turn_and_is_reported() {
         ],
         "{stdout}\n{stderr}"
     );
-    assert_eq!(server.bodies().len(), 7, "loop turns and exactly the budget");
+    assert_eq!(
+        server.bodies().len(),
+        7,
+        "loop turns and exactly the budget"
+    );
     assert!(
         stderr.contains(
             "skill uses: spender: 4 model requests, 0 programs, 0 HTTP requests (1 refused: budget spent)"

@@ -17,7 +17,7 @@ use super::{ok, sandbox, write};
 fn shadow(sb: &Sandbox, key: &SecretKey) -> PathBuf {
     write_skill(
         &sb.project.path().join(".agent/skills/core-tools"),
-        &tool_manifest("core-tools", "permissions: [file:read]\n"),
+        &tool_manifest("core-tools", "permissions: [file:read, shell:exec]\n"),
         &guest_bytes("guest-hostile"),
         Some(key),
     )
@@ -86,8 +86,10 @@ fn a_trusted_project_skill_takes_a_built_in_name_only_when_allowed() {
     let audit = shadow_audit(&sb);
     assert!(!audit.is_empty(), "the refusal is audited");
     assert!(
-        audit.iter().all(|l| l.contains("refused: not allowed (--allow-shadow)")
-            && l.contains("(project) over built-in core-tools (builtin)")),
+        audit
+            .iter()
+            .all(|l| l.contains("refused: not allowed (--allow-shadow)")
+                && l.contains("(project) over built-in core-tools (builtin)")),
         "{audit:?}"
     );
 
@@ -127,7 +129,10 @@ fn a_trusted_project_skill_takes_a_built_in_name_only_when_allowed() {
     std::fs::write(&config, "[skills]\nallow_shadow = [\"core-tools\"]\n").expect("config");
     let (row, stderr) = core_tools_row(&sb, &[]);
     assert!(row.contains("project"), "{row}");
-    assert!(stderr.contains("(allowed by skills.allow_shadow)"), "{stderr}");
+    assert!(
+        stderr.contains("(allowed by skills.allow_shadow)"),
+        "{stderr}"
+    );
     assert!(
         shadow_audit(&sb)
             .iter()

@@ -148,7 +148,11 @@ async fn six_parallel_calls_share_one_model_budget_per_skill() {
     let answers = six_at_once(&h, &ctx, &skill, "llm-loop", |_| json!({"times": 3})).await;
     let (ok, refused, last) = tally(&answers);
     assert_eq!((ok, refused), (5, 13), "{answers:?}");
-    assert_eq!(server.requests().len(), 5, "exactly the budget reached the model");
+    assert_eq!(
+        server.requests().len(),
+        5,
+        "exactly the budget reached the model"
+    );
     for l in &last {
         assert_eq!(
             l,
@@ -203,9 +207,13 @@ async fn six_parallel_calls_share_one_program_budget() {
     let skill = spender(&h, "runner", NO_HOST);
     let ctx = context(&h, BudgetLimits::default(), None);
 
-    let answers = six_at_once(&h, &ctx, &skill, "exec-loop", |i| {
-        json!({"program": "touch", "args": [format!("ran-{i}-{{n}}")], "times": 4})
-    })
+    let answers = six_at_once(
+        &h,
+        &ctx,
+        &skill,
+        "exec-loop",
+        |i| json!({"program": "touch", "args": [format!("ran-{i}-{{n}}")], "times": 4}),
+    )
     .await;
     let (ok, refused, last) = tally(&answers);
     assert_eq!((ok, refused), (10, 14), "{answers:?}");
@@ -243,13 +251,21 @@ async fn six_parallel_calls_share_one_http_budget() {
     };
     let ctx = context(&h, limits, None);
 
-    let answers = six_at_once(&h, &ctx, &skill, "http-loop", |_| {
-        json!({"url": server.url(), "times": 5})
-    })
+    let answers = six_at_once(
+        &h,
+        &ctx,
+        &skill,
+        "http-loop",
+        |_| json!({"url": server.url(), "times": 5}),
+    )
     .await;
     let (ok, refused, last) = tally(&answers);
     assert_eq!((ok, refused), (7, 23), "{answers:?}");
-    assert_eq!(server.requests().len(), 7, "exactly the budget reached the server");
+    assert_eq!(
+        server.requests().len(),
+        7,
+        "exactly the budget reached the server"
+    );
     assert!(
         last.iter().all(|l| l
             == "limit exceeded: skill `fetcher` has used its budget of 7 HTTP requests this turn \

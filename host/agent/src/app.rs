@@ -11,8 +11,8 @@ use agent_manifest::{Manifest, Permission};
 use agent_policy::{AllowList, Answer, ApprovalRequest, Approver, AuditLog, Grants};
 use agent_providers::Provider;
 use agent_runtime::{
-    Budget, BudgetLimits, CallContext, GrantsAuthorizer, Limits, LoadError, Origin, Runtime, Skill, SkillPackage,
-    TrustPolicy, UseLimit,
+    Budget, BudgetLimits, CallContext, GrantsAuthorizer, Limits, LoadError, Origin, Runtime, Skill,
+    SkillPackage, TrustPolicy, UseLimit,
 };
 use agent_store::{AgentPaths, Store};
 use agent_trust::TrustStore;
@@ -369,10 +369,12 @@ impl App {
                 eprintln!(
                     "warning: skipping skill at {location}: {e}; the built-in `{name}` stays in use"
                 );
-                runtime.load(fallbacks.remove(i), trust).map_err(|e| Broken {
-                    location: format!("built-in {name}"),
-                    error: e.to_string(),
-                })
+                runtime
+                    .load(fallbacks.remove(i), trust)
+                    .map_err(|e| Broken {
+                        location: format!("built-in {name}"),
+                        error: e.to_string(),
+                    })
             }
         }
     }

@@ -1197,7 +1197,9 @@ impl Ctx<'_> {
                     Err(self.err(
                         path,
                         item.span(),
-                        format!("{EXPECTED} (lower-case letters, digits and `-`), found \"{name}\""),
+                        format!(
+                            "{EXPECTED} (lower-case letters, digits and `-`), found \"{name}\""
+                        ),
                     ))
                 }
             })

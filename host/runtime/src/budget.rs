@@ -271,10 +271,13 @@ impl HostState {
     /// refusal is audited (`target`: what was about to be done) and returned
     /// as the import's `limit-exceeded` error.
     pub(crate) fn spend(&self, kind: Use, target: &str) -> Result<(), CapabilityError> {
-        self.ctx.budget.take(&self.skill.name, kind).map_err(|message| {
-            self.record_use(kind.capability(), target, "refused: budget spent");
-            CapabilityError::LimitExceeded(message)
-        })
+        self.ctx
+            .budget
+            .take(&self.skill.name, kind)
+            .map_err(|message| {
+                self.record_use(kind.capability(), target, "refused: budget spent");
+                CapabilityError::LimitExceeded(message)
+            })
     }
 }
 

@@ -35,7 +35,6 @@ use wasmtime::Engine;
 use wasmtime::component::{HasData, Linker, ResourceTable};
 
 pub use authorizer::GrantsAuthorizer;
-pub use budget::{Budget, BudgetLimits, SkillUses, Use, UseLimit};
 pub use bindings::prompt::{PromptContext, PromptFragment};
 pub use bindings::scanner::{ScanTarget, ScannerSpec};
 pub use bindings::transform::TransformContext;
@@ -45,6 +44,7 @@ pub use bindings::types::{
     SkillError, ToolCall as WitToolCall, ToolResult as WitToolResult, ToolSpec,
 };
 pub use bindings::workflow::WorkflowSpec;
+pub use budget::{Budget, BudgetLimits, SkillUses, Use, UseLimit};
 pub use call::{CallError, FileIntent, SkillInstance, ToolOutput};
 pub use engine::{CacheOutcome, ComponentCache};
 pub use host::MAX_INVOKE_DEPTH;
