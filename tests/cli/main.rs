@@ -239,7 +239,8 @@ fn discovery_layers_sources_and_skips_broken_skills() {
     );
     write(&project_skills, "broken/SKILL.yaml", "name: Broken Name\n");
 
-    let out = sb.agent(&["skill", "list"]);
+    // A project skill may take a user skill's name only when allowed.
+    let out = sb.agent(&["skill", "list", "--allow-shadow", "hello"]);
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stderr}");
     let row = stdout
@@ -263,6 +264,8 @@ fn discovery_layers_sources_and_skips_broken_skills() {
         "greet",
         "--input",
         r#"{"name":"Ada"}"#,
+        "--allow-shadow",
+        "hello",
     ]);
     assert!(ok(&out).contains("Hello, Ada!"));
 }
@@ -606,6 +609,12 @@ mod workflow;
 
 // Skills in the agent loop: hooks, prompt skills, constraints, transforms.
 mod skills;
+
+// Skills taking a built-in's name: refused unless --allow-shadow / skills.allow_shadow.
+mod shadow;
+
+// Budgets of skills' model requests per turn, from config.toml, through `agent run`.
+mod budgets;
 
 // The skill registry: publish, git-served index, install/update/remove, refused attacks.
 mod registry;

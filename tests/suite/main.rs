@@ -12,11 +12,14 @@
 //!   programs; the git imports run none of them.
 //! - `fs_guard`: the host's filesystem guard against a hostile skill: FIFOs
 //!   and sockets, `.git` and `.agent/skills`, symlinks out, agent state.
+//! - `budgets`: per-skill and per-turn budgets of model requests, programs
+//!   and HTTP requests, shared by concurrent calls.
 //! - `signatures`: every way a component's signature can be wrong, and the
 //!   ways it can be right.
 //! - `syntax_bounds`: hostile queries through the `syntax` import, each refused
 //!   within the call's time and memory, audited.
 
+mod budgets;
 mod common;
 mod exec_guards;
 mod git_config;

@@ -11,14 +11,15 @@ use agent_manifest::{Manifest, Permission};
 use agent_policy::{AllowList, Answer, ApprovalRequest, Approver, AuditLog, Grants};
 use agent_providers::Provider;
 use agent_runtime::{
-    CallContext, GrantsAuthorizer, Limits, LoadError, Origin, Runtime, Skill, SkillPackage,
-    TrustPolicy,
+    Budget, BudgetLimits, CallContext, GrantsAuthorizer, Limits, LoadError, Origin, Runtime, Skill,
+    SkillPackage, TrustPolicy, UseLimit,
 };
 use agent_store::{AgentPaths, Store};
 use agent_trust::TrustStore;
 use anyhow::{Context, Result, bail};
 
 use crate::cli::{GlobalArgs, UsageError};
+use crate::shadow::{self, AllowedShadows, Shadow};
 
 /// `max_tokens` of every model request (the loop's and skills').
 pub const MAX_TOKENS: u32 = 4096;
@@ -53,6 +54,19 @@ pub struct App {
     runtime: Option<Arc<Runtime>>,
     config: Option<Arc<Config>>,
     approver: Option<Arc<dyn Approver>>,
+    /// Whether discovery's shadowing decisions were warned about and audited.
+    shadows_reported: bool,
+}
+
+/// What discovery found (see [`App::discover_all`]).
+pub struct Discovery {
+    /// One package per name, sorted by name.
+    pub packages: Vec<SkillPackage>,
+    /// Skills that could not be used.
+    pub broken: Vec<Broken>,
+    /// Built-ins replaced with `--allow-shadow`, used when the replacement
+    /// fails to load.
+    fallbacks: Vec<SkillPackage>,
 }
 
 impl App {
@@ -84,6 +98,7 @@ impl App {
             runtime: None,
             config: None,
             approver: None,
+            shadows_reported: false,
         })
     }
 
@@ -245,13 +260,26 @@ impl App {
             .iter()
             .map(|(name, value)| (name.clone(), value.clone()))
             .collect();
+        ctx.budget = Arc::new(Budget::new(budget_limits(&config.skills)));
         Ok(ctx)
+    }
+
+    /// [`App::discover_all`]'s packages and broken skills.
+    pub fn discover(&mut self) -> Result<(Vec<SkillPackage>, Vec<Broken>)> {
+        let d = self.discover_all()?;
+        Ok((d.packages, d.broken))
     }
 
     /// Finds every skill: built-ins, then the user dir, then the project's
     /// `.agent/skills/`, then `--skills`; later sources replace earlier ones of
-    /// the same name. Broken ones are returned separately, never fatal.
-    pub fn discover(&self) -> (Vec<SkillPackage>, Vec<Broken>) {
+    /// the same name, except that taking a built-in's name (or, for a project
+    /// skill, a user skill's) needs `--allow-shadow NAME` or
+    /// `skills.allow_shadow` (see [`crate::shadow`]). Broken ones are returned
+    /// separately, never fatal.
+    ///
+    /// # Errors
+    /// A broken configuration file.
+    pub fn discover_all(&mut self) -> Result<Discovery> {
         let mut found: Vec<SkillPackage> = Vec::new();
         let mut broken = Vec::new();
         for b in agent_builtins::all() {
@@ -295,35 +323,95 @@ impl App {
                 });
             }
         }
-        // Later sources win.
-        let mut by_name: Vec<SkillPackage> = Vec::new();
-        for pkg in found {
-            by_name.retain(|p| p.manifest.name != pkg.manifest.name);
-            by_name.push(pkg);
+        let config = self.config()?;
+        let allowed = AllowedShadows::new(&self.global.allow_shadow, &config.skills.allow_shadow);
+        let resolved = shadow::resolve(found, &allowed);
+        if !self.shadows_reported {
+            self.shadows_reported = true;
+            self.report_shadows(&resolved.shadows, &resolved.unused)?;
         }
-        by_name.sort_by(|a, b| a.manifest.name.cmp(&b.manifest.name));
-        (by_name, broken)
+        Ok(Discovery {
+            packages: resolved.packages,
+            broken,
+            fallbacks: resolved.fallbacks,
+        })
+    }
+
+    /// Warns about each shadowing decision on stderr and audits it.
+    fn report_shadows(&self, shadows: &[Shadow], unused: &[String]) -> Result<()> {
+        for w in unused {
+            eprintln!("warning: {w}");
+        }
+        if shadows.is_empty() {
+            return Ok(());
+        }
+        self.paths
+            .ensure_dirs()
+            .context("creating the agent's directories")?;
+        let audit = AuditLog::open(self.paths.audit_log_path())?;
+        for s in shadows {
+            eprintln!("warning: {}", s.warning());
+            audit
+                .append(s.audit_record())
+                .context("writing the audit log")?;
+        }
+        Ok(())
+    }
+
+    /// Loads `pkg`; when it replaced a built-in and fails to load, the
+    /// built-in is loaded instead (with a warning).
+    fn load_package(
+        &mut self,
+        pkg: SkillPackage,
+        fallbacks: &mut Vec<SkillPackage>,
+        trust: &TrustPolicy,
+    ) -> std::result::Result<Skill, Broken> {
+        let name = pkg.manifest.name.clone();
+        let location = pkg
+            .dir
+            .as_ref()
+            .map(|d| d.display().to_string())
+            .unwrap_or_else(|| format!("built-in {name}"));
+        let runtime = self.runtime().map_err(|e| Broken {
+            location: location.clone(),
+            error: e.to_string(),
+        })?;
+        match runtime.load(pkg, trust) {
+            Ok(skill) => Ok(skill),
+            Err(e) => {
+                let Some(i) = fallbacks.iter().position(|p| p.manifest.name == name) else {
+                    return Err(Broken {
+                        location,
+                        error: e.to_string(),
+                    });
+                };
+                eprintln!(
+                    "warning: skipping skill at {location}: {e}; the built-in `{name}` stays in use"
+                );
+                runtime
+                    .load(fallbacks.remove(i), trust)
+                    .map_err(|e| Broken {
+                        location: format!("built-in {name}"),
+                        error: e.to_string(),
+                    })
+            }
+        }
     }
 
     /// Discovers and loads every skill; broken ones are reported on stderr
     /// and skipped.
     pub fn load_all(&mut self) -> Result<Vec<Skill>> {
-        let (packages, mut broken) = self.discover();
+        let Discovery {
+            packages,
+            mut broken,
+            mut fallbacks,
+        } = self.discover_all()?;
         let trust = self.trust()?;
-        let runtime = self.runtime()?;
         let mut skills = Vec::new();
         for pkg in packages {
-            let location = pkg
-                .dir
-                .as_ref()
-                .map(|d| d.display().to_string())
-                .unwrap_or_else(|| format!("built-in {}", pkg.manifest.name));
-            match runtime.load(pkg, &trust) {
+            match self.load_package(pkg, &mut fallbacks, &trust) {
                 Ok(skill) => skills.push(skill),
-                Err(e) => broken.push(Broken {
-                    location,
-                    error: e.to_string(),
-                }),
+                Err(b) => broken.push(b),
             }
         }
         report_broken(&broken);
@@ -341,7 +429,11 @@ impl App {
             warn_unsigned(std::slice::from_ref(&skill));
             return Ok(skill);
         }
-        let (packages, broken) = self.discover();
+        let Discovery {
+            packages,
+            broken,
+            mut fallbacks,
+        } = self.discover_all()?;
         let Some(pkg) = packages.into_iter().find(|p| p.manifest.name == target) else {
             if let Some(b) = broken.iter().find(|b| b.location.contains(target)) {
                 bail!("skill `{target}` is broken: {}: {}", b.location, b.error);
@@ -349,7 +441,9 @@ impl App {
             bail!("no skill named `{target}` (see `agent skill list`)");
         };
         let trust = self.trust()?;
-        let skill = self.runtime()?.load(pkg, &trust).map_err(load_err)?;
+        let skill = self
+            .load_package(pkg, &mut fallbacks, &trust)
+            .map_err(|b| anyhow::anyhow!("{}", b.error))?;
         warn_unsigned(std::slice::from_ref(&skill));
         Ok(skill)
     }
@@ -385,6 +479,24 @@ impl App {
             eprintln!("denied: {} {}{scope}: {}", d.skill, d.permission, d.reason);
         }
         !denials.is_empty()
+    }
+}
+
+/// The `llm`, `exec` and `http` budgets of `[skills]`.
+fn budget_limits(s: &agent_config::SkillsConfig) -> BudgetLimits {
+    BudgetLimits {
+        llm: UseLimit {
+            per_skill: s.max_llm_calls_per_skill,
+            per_turn: s.max_llm_calls_per_turn,
+        },
+        exec: UseLimit {
+            per_skill: s.max_shell_exec_per_skill,
+            per_turn: s.max_shell_exec_per_turn,
+        },
+        http: UseLimit {
+            per_skill: s.max_http_requests_per_skill,
+            per_turn: s.max_http_requests_per_turn,
+        },
     }
 }
 

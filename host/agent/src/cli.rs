@@ -89,10 +89,16 @@ pub struct GlobalArgs {
 
     /// Skills for this run: a name activates that skill whatever its triggers;
     /// a directory (a skill, or a directory of skills) adds its skills, which
-    /// override built-in, user and project skills of the same name and are
-    /// activated too.
+    /// override user and project skills of the same name (a built-in only
+    /// with --allow-shadow) and are activated too.
     #[arg(long, global = true, value_delimiter = ',', value_name = "NAME|DIR")]
     pub skills: Vec<PathBuf>,
+
+    /// Let a skill take the name of a built-in skill (or a project skill the
+    /// name of a user skill): without it such a skill is refused and the
+    /// original stays in use. Repeatable; also `skills.allow_shadow` in config.toml.
+    #[arg(long = "allow-shadow", global = true, value_name = "NAME")]
+    pub allow_shadow: Vec<String>,
 
     /// Load UNSIGNED components from local development paths (command-line paths,
     /// --skills, the project's .agent/skills). Never for installed skills.

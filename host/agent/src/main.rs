@@ -11,6 +11,7 @@ mod run_cmd;
 mod scaffold;
 mod security_cmd;
 mod sessions_cmd;
+mod shadow;
 mod skill_cmd;
 mod tui_cmd;
 mod workflow_cmd;

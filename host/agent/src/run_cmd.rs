@@ -303,6 +303,13 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
     for w in &outcome.warnings {
         eprintln!("warning: {w}");
     }
+    // What skills spent of their budgets: with --verbose, and always when a
+    // use was refused.
+    for u in &outcome.skill_uses {
+        if app.global.verbose || u.refused > 0 {
+            eprintln!("skill uses: {}", u.summary());
+        }
+    }
     finish_output(output, &outcome, &session_id)?;
     app.report_denials();
     Ok(match outcome.stop {
@@ -433,6 +440,7 @@ fn finish_output(output: RunOutput, o: &RunOutcome, session_id: &str) -> Result<
                 "usage": {"input_tokens": o.input_tokens, "output_tokens": o.output_tokens},
                 "tool_calls": o.tool_calls,
                 "denials": o.denials,
+                "skill_uses": o.skill_uses,
             });
             println!("{}", serde_json::to_string_pretty(&v)?);
         }
@@ -455,6 +463,13 @@ fn finish_output(output: RunOutput, o: &RunOutcome, session_id: &str) -> Result<
                 println!("## Denied\n");
                 for d in &o.denials {
                     println!("- {} {}: {}", d.skill, d.permission, d.reason);
+                }
+                println!();
+            }
+            if !o.skill_uses.is_empty() {
+                println!("## Skill uses\n");
+                for u in &o.skill_uses {
+                    println!("- {}", u.summary());
                 }
                 println!();
             }

@@ -320,7 +320,7 @@ fn inspect(app: &mut App, target: &str, format: Format) -> Result<u8> {
             .unwrap_or_default();
         (Some(pkg.manifest), bytes, path.display().to_string())
     } else {
-        let (packages, _) = app.discover();
+        let (packages, _) = app.discover()?;
         let pkg = packages
             .into_iter()
             .find(|p| p.manifest.name == target)
@@ -744,7 +744,7 @@ pub(crate) fn sign_file(target: &Path, key: &agent_trust::SecretKey) -> Result<(
 }
 
 fn permissions(app: &mut App, name: &str, revoke: Option<&str>) -> Result<u8> {
-    let (packages, _) = app.discover();
+    let (packages, _) = app.discover()?;
     let manifest = packages
         .iter()
         .find(|p| p.manifest.name == name)

@@ -29,8 +29,13 @@
 //! | `skills.auto_approve` | array of skill names | `[]` |
 //! | `skills.user_skills_dir` | path (`~/` expands to `$HOME`) | unset: the config directory's `skills/` |
 //! | `skills.registry_url` | a skill index: `git+URL[#rev]`, `git://…`, `https://…`, `http://127.0.0.1…` (loopback only), `file://…` or a path | `https://github.com/aiagent-skills/registry` |
-//! | `skills.max_llm_calls_per_skill` | integer ≥ 0 | `5` |
-//! | `skills.max_shell_exec_per_skill` | integer ≥ 0 | `10` |
+//! | `skills.allow_shadow` | array of skill names that may replace a built-in (or, from the project, a user skill) | `[]` |
+//! | `skills.max_llm_calls_per_skill` | model requests one skill may make in one turn, integer ≥ 0 | `5` |
+//! | `skills.max_llm_calls_per_turn` | model requests all skills may make in one turn, integer ≥ 0 | `20` |
+//! | `skills.max_shell_exec_per_skill` | programs one skill may run in one turn, integer ≥ 0 | `10` |
+//! | `skills.max_shell_exec_per_turn` | programs all skills may run in one turn, integer ≥ 0 | `40` |
+//! | `skills.max_http_requests_per_skill` | HTTP requests one skill may make in one turn, integer ≥ 0 | `20` |
+//! | `skills.max_http_requests_per_turn` | HTTP requests all skills may make in one turn, integer ≥ 0 | `60` |
 //! | `skills.skill_shell_timeout` | duration > 0: each program a skill runs (`exec`), unless its manifest sets `exec_timeout`; above 120 s it is clamped to 120 s | `30s` |
 //! | `skills.config.<name>` | any table, handed to skill `<name>` as JSON | none |
 //!
@@ -61,6 +66,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use agent_manifest::is_skill_name;
 use serde_json::{Map as JsonMap, Value as Json};
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
@@ -414,10 +420,21 @@ pub struct SkillsConfig {
     pub user_skills_dir: Option<PathBuf>,
     /// `registry_url`.
     pub registry_url: String,
-    /// `max_llm_calls_per_skill`.
+    /// `allow_shadow`: skills that may take the name of a built-in (or, from
+    /// the project, of a user skill).
+    pub allow_shadow: Vec<String>,
+    /// `max_llm_calls_per_skill`: model requests per skill per turn.
     pub max_llm_calls_per_skill: u32,
-    /// `max_shell_exec_per_skill`.
+    /// `max_llm_calls_per_turn`: model requests of all skills per turn.
+    pub max_llm_calls_per_turn: u32,
+    /// `max_shell_exec_per_skill`: programs per skill per turn.
     pub max_shell_exec_per_skill: u32,
+    /// `max_shell_exec_per_turn`: programs of all skills per turn.
+    pub max_shell_exec_per_turn: u32,
+    /// `max_http_requests_per_skill`: HTTP requests per skill per turn.
+    pub max_http_requests_per_skill: u32,
+    /// `max_http_requests_per_turn`: HTTP requests of all skills per turn.
+    pub max_http_requests_per_turn: u32,
     /// `skill_shell_timeout` (> 0).
     pub skill_shell_timeout: Duration,
     /// `[skills.config.<name>]`: each skill's table, as a JSON object.
@@ -430,8 +447,13 @@ impl Default for SkillsConfig {
             auto_approve: Vec::new(),
             user_skills_dir: None,
             registry_url: "https://github.com/aiagent-skills/registry".into(),
+            allow_shadow: Vec::new(),
             max_llm_calls_per_skill: 5,
+            max_llm_calls_per_turn: 20,
             max_shell_exec_per_skill: 10,
+            max_shell_exec_per_turn: 40,
+            max_http_requests_per_skill: 20,
+            max_http_requests_per_turn: 60,
             skill_shell_timeout: Duration::from_secs(30),
             config: BTreeMap::new(),
         }
@@ -614,8 +636,13 @@ impl Config {
         let mut skills = serde_json::json!({
             "auto_approve": s.auto_approve,
             "registry_url": s.registry_url,
+            "allow_shadow": s.allow_shadow,
             "max_llm_calls_per_skill": s.max_llm_calls_per_skill,
+            "max_llm_calls_per_turn": s.max_llm_calls_per_turn,
             "max_shell_exec_per_skill": s.max_shell_exec_per_skill,
+            "max_shell_exec_per_turn": s.max_shell_exec_per_turn,
+            "max_http_requests_per_skill": s.max_http_requests_per_skill,
+            "max_http_requests_per_turn": s.max_http_requests_per_turn,
             "skill_shell_timeout": format_duration(s.skill_shell_timeout),
             "config": s.config.iter().map(|(k, v)| (k.clone(), v.clone())).collect::<JsonMap<_, _>>(),
         });
@@ -1073,8 +1100,13 @@ impl Ctx<'_> {
             "auto_approve",
             "user_skills_dir",
             "registry_url",
+            "allow_shadow",
             "max_llm_calls_per_skill",
+            "max_llm_calls_per_turn",
             "max_shell_exec_per_skill",
+            "max_shell_exec_per_turn",
+            "max_http_requests_per_skill",
+            "max_http_requests_per_turn",
             "skill_shell_timeout",
             "config",
         ];
@@ -1112,9 +1144,18 @@ impl Ctx<'_> {
                     out.registry_url = check_registry_source(&s)
                         .map_err(|m| self.err(&path, v.span(), format!("{m}, found \"{s}\"")))?;
                 }
+                "allow_shadow" => out.allow_shadow = self.skill_names(&path, v)?,
                 "max_llm_calls_per_skill" => out.max_llm_calls_per_skill = self.u32(&path, v, 0)?,
+                "max_llm_calls_per_turn" => out.max_llm_calls_per_turn = self.u32(&path, v, 0)?,
                 "max_shell_exec_per_skill" => {
                     out.max_shell_exec_per_skill = self.u32(&path, v, 0)?;
+                }
+                "max_shell_exec_per_turn" => out.max_shell_exec_per_turn = self.u32(&path, v, 0)?,
+                "max_http_requests_per_skill" => {
+                    out.max_http_requests_per_skill = self.u32(&path, v, 0)?;
+                }
+                "max_http_requests_per_turn" => {
+                    out.max_http_requests_per_turn = self.u32(&path, v, 0)?;
                 }
                 "skill_shell_timeout" => out.skill_shell_timeout = self.duration(&path, v)?,
                 "config" => {
@@ -1135,6 +1176,34 @@ impl Ctx<'_> {
             }
         }
         Ok(())
+    }
+
+    /// An array of skill names (lower-case letters, digits and `-`).
+    fn skill_names(&self, path: &str, value: &Val<'_>) -> Result<Vec<String>, ConfigError> {
+        const EXPECTED: &str = "expected an array of skill names";
+        let items = value
+            .get_ref()
+            .as_array()
+            .ok_or_else(|| self.err(path, value.span(), EXPECTED))?;
+        items
+            .iter()
+            .map(|item| {
+                let name = self
+                    .string(path, item)
+                    .map_err(|_| self.err(path, item.span(), EXPECTED))?;
+                if is_skill_name(&name) {
+                    Ok(name)
+                } else {
+                    Err(self.err(
+                        path,
+                        item.span(),
+                        format!(
+                            "{EXPECTED} (lower-case letters, digits and `-`), found \"{name}\""
+                        ),
+                    ))
+                }
+            })
+            .collect()
     }
 
     fn json(&self, path: &str, value: &Val<'_>) -> Result<Json, ConfigError> {

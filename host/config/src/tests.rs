@@ -341,3 +341,41 @@ fn registry_sources() {
         "{shown}"
     );
 }
+
+#[test]
+fn budgets_and_allowed_shadows_are_read_and_checked() {
+    let c = parse(
+        "[skills]\nallow_shadow = [\"core-tools\"]\nmax_llm_calls_per_turn = 7\n\
+         max_shell_exec_per_turn = 8\nmax_http_requests_per_skill = 2\nmax_http_requests_per_turn = 0\n",
+    )
+    .unwrap();
+    assert_eq!(c.skills.allow_shadow, vec!["core-tools"]);
+    assert_eq!(
+        (
+            c.skills.max_llm_calls_per_skill,
+            c.skills.max_llm_calls_per_turn,
+            c.skills.max_shell_exec_per_turn,
+            c.skills.max_http_requests_per_skill,
+            c.skills.max_http_requests_per_turn,
+        ),
+        (5, 7, 8, 2, 0)
+    );
+    let d = Config::default().skills;
+    assert_eq!(
+        (
+            d.max_llm_calls_per_turn,
+            d.max_shell_exec_per_turn,
+            d.max_http_requests_per_skill,
+            d.max_http_requests_per_turn
+        ),
+        (20, 40, 20, 60)
+    );
+    let (line, key, shown) = bad("[skills]\n\nallow_shadow = [\"Core Tools\"]\n");
+    assert_eq!((line, key.as_str()), (3, "skills.allow_shadow"));
+    assert!(
+        shown.contains("expected an array of skill names") && shown.contains("\"Core Tools\""),
+        "{shown}"
+    );
+    let (_, key, _) = bad("[skills]\nmax_llm_calls_per_turn = -1\n");
+    assert_eq!(key, "skills.max_llm_calls_per_turn");
+}

@@ -31,8 +31,8 @@ use agent_providers::{
 };
 use agent_runtime::inspect::ExportKind;
 use agent_runtime::{
-    CallContext, GrantsAuthorizer, HookEvent, HookPhase, Runtime, Skill, SkillError, ToolSpec,
-    TransformContext, WitMessage, WitRole, WitToolCall, WitToolResult,
+    CallContext, GrantsAuthorizer, HookEvent, HookPhase, Runtime, Skill, SkillError, SkillUses,
+    ToolSpec, TransformContext, WitMessage, WitRole, WitToolCall, WitToolResult,
 };
 use agent_store::{SessionStatus, Store};
 use serde_json::Value;
@@ -216,6 +216,9 @@ pub struct RunOutcome {
     pub denials: Vec<DenialRecord>,
     /// Problems that did not stop the run (session log, hooks, transforms).
     pub warnings: Vec<String>,
+    /// Each skill's model requests, programs and HTTP requests in this run,
+    /// and the uses refused because a budget was spent.
+    pub skill_uses: Vec<SkillUses>,
 }
 
 /// Why a run failed.
@@ -645,7 +648,9 @@ impl Agent<'_> {
             tool_calls: Vec::new(),
             denials: Vec::new(),
             warnings: Vec::new(),
+            skill_uses: Vec::new(),
         };
+        let uses_before = self.ctx.budget.totals();
         let mut seen_denials = self
             .grants
             .as_ref()
@@ -717,6 +722,7 @@ impl Agent<'_> {
                 break Ok(());
             }
             out.turns += 1;
+            self.ctx.budget.start_turn();
             em.emit(AgentEvent::TurnStart { turn: out.turns });
             match self
                 .fit_context(
@@ -890,6 +896,7 @@ impl Agent<'_> {
                 break Ok(());
             }
         };
+        out.skill_uses = self.ctx.budget.since(&uses_before);
         if let (Some(u), Some((i0, o0))) = (&self.skill_usage, usage_before) {
             out.input_tokens += u
                 .input_tokens

@@ -14,6 +14,7 @@
 
 mod authorizer;
 mod bindings;
+mod budget;
 mod call;
 mod engine;
 mod fs_guard;
@@ -44,6 +45,7 @@ pub use bindings::types::{
     SkillError, ToolCall as WitToolCall, ToolResult as WitToolResult, ToolSpec,
 };
 pub use bindings::workflow::WorkflowSpec;
+pub use budget::{Budget, BudgetLimits, SkillUses, Use, UseLimit};
 pub use call::{CallError, FileIntent, SkillInstance, ToolOutput};
 pub use engine::{CacheOutcome, ComponentCache};
 pub use fs_guard::open_regular;

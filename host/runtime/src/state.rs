@@ -47,6 +47,9 @@ pub struct CallContext {
     pub depth: u32,
     /// What the filesystem guard protects (see [`CallContext::mask_dirs`]).
     pub(crate) fs: Arc<crate::fs_guard::FsPolicy>,
+    /// The per-skill and per-turn budgets of `llm`, `exec` and `http` uses,
+    /// shared with nested contexts.
+    pub budget: Arc<crate::Budget>,
 }
 
 impl CallContext {
@@ -74,6 +77,7 @@ impl CallContext {
             llm: None,
             invoker: None,
             depth: 0,
+            budget: Arc::default(),
         })
     }
 
@@ -90,6 +94,7 @@ impl CallContext {
             invoker: self.invoker.clone(),
             depth: self.depth + 1,
             fs: self.fs.clone(),
+            budget: self.budget.clone(),
         }
     }
 

@@ -193,6 +193,7 @@ impl HostState {
                 self.policy.max_exec_per_call
             )));
         }
+        self.spend(crate::Use::Exec, &line)?;
         let cwd = resolve_inside(&self.ctx.project_root, req.cwd.as_deref())?;
         let timeout = self.clamp_to_deadline(program_limit(
             self.skill.exec_timeout,

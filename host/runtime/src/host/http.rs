@@ -89,6 +89,7 @@ impl HostState {
                 self.policy.max_http_per_call
             )));
         }
+        self.spend(crate::Use::Http, &format!("{method} {url}"))?;
         let timeout = req
             .timeout_ms
             .map(|ms| Duration::from_millis(u64::from(ms)))

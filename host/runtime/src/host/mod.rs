@@ -183,6 +183,7 @@ impl HostState {
                 self.policy.max_llm_per_call
             )));
         }
+        self.spend(crate::Use::Llm, what)?;
         let limit = self.clamp_to_deadline(self.policy.llm_timeout);
         let skill = self.skill.name.clone();
         let req = llm_request(request, schema.clone());
