@@ -3,6 +3,7 @@
 
 use std::collections::HashSet;
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use regex::Regex;
 
@@ -12,6 +13,12 @@ use crate::paths::PathPatterns;
 
 /// Longest evidence kept (bytes, cut at a character boundary).
 const MAX_EVIDENCE: usize = 200;
+
+/// Longest time one tree-sitter rule may take on one file. The rules come
+/// from the project's `.security.yaml` and from skills: a hostile query
+/// (`((_) @c . (_)* @d)`) would otherwise keep a scan worker busy for
+/// minutes. A query stopped here is a rule error of that file.
+pub const RULE_QUERY_TIME: Duration = Duration::from_secs(5);
 
 struct Compiled {
     rule: Rule,
@@ -23,12 +30,23 @@ struct Compiled {
 }
 
 /// A compiled set of declarative rules, shared by the scan workers.
-#[derive(Default)]
 pub struct RuleSet {
     rules: Vec<Compiled>,
     /// (rule index, language) pairs whose query does not compile for that
     /// language (rules without `languages` try every grammar).
     bad: Mutex<HashSet<(usize, String)>>,
+    /// Time one tree-sitter rule may take on one file.
+    query_time: Duration,
+}
+
+impl Default for RuleSet {
+    fn default() -> Self {
+        RuleSet {
+            rules: Vec::new(),
+            bad: Mutex::default(),
+            query_time: RULE_QUERY_TIME,
+        }
+    }
 }
 
 impl std::fmt::Debug for RuleSet {
@@ -166,7 +184,12 @@ impl RuleSet {
                     {
                         continue;
                     }
-                    let matches = match agent_syntax::query(lang, content, query) {
+                    let bounds = agent_syntax::Bounds {
+                        deadline: Some(Instant::now() + self.query_time),
+                        ..agent_syntax::Bounds::default()
+                    };
+                    let matches = match agent_syntax::query_bounded(lang, content, query, &bounds)
+                    {
                         Ok(m) => m,
                         Err(e) => {
                             let bad_query = matches!(e, agent_syntax::SyntaxError::BadQuery { .. })

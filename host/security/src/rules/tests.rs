@@ -120,3 +120,26 @@ fn tree_sitter_rules_use_the_named_or_first_capture() {
     assert_eq!(found[0].location.start_line, 2);
     assert_eq!(found[0].location.start_column, 9);
 }
+
+#[test]
+fn a_hostile_tree_sitter_rule_is_stopped_at_its_time_limit_and_reported() {
+    // The query that kept the host busy for minutes over a 240-line file.
+    let mut s = set(
+        "rules:\n  - id: SLOW\n    severity: low\n    languages: [python]\n    pattern:\n      type: tree-sitter\n      query: '((_) @c . (_)* @d)'\n",
+        None,
+    );
+    s.query_time = std::time::Duration::from_millis(300);
+    let source: String = (0..240).map(|i| format!("value_{i} = call_{i}(a, b, c)\n")).collect();
+    let started = std::time::Instant::now();
+    let (found, errs) = s.scan("slow.py", Some("python"), &source);
+    let took = started.elapsed();
+    assert!(found.is_empty(), "{found:?}");
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert_eq!(errs[0].rule_id, "SLOW");
+    assert!(
+        errs[0].message.contains("stopped at its deadline"),
+        "the error says the query ran out of time: {}",
+        errs[0].message
+    );
+    assert!(took < std::time::Duration::from_secs(5), "took {took:?}");
+}
