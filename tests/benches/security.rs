@@ -217,14 +217,7 @@ fn world(project: &Path) -> World {
     let skills: Vec<Skill> = agent_builtins::all()
         .iter()
         .map(|b| {
-            let manifest =
-                Manifest::parse(b.manifest, Path::new("<built-in>/SKILL.yaml")).expect("manifest");
-            let pkg = SkillPackage {
-                manifest,
-                dir: None,
-                component: Some(Arc::from(b.component)),
-                origin: Origin::Builtin,
-            };
+            let pkg = agent_tests::builtin_package(b.name, Origin::Builtin);
             runtime.load(pkg, &trust).expect("load built-in")
         })
         .collect();

@@ -8,9 +8,12 @@
 //!   redirects, methods, caps.
 //! - `signatures`: every way a component's signature can be wrong, and the
 //!   ways it can be right.
+//! - `manifest_signing`: the signature covers SKILL.yaml and the files it
+//!   names; stored grants are bound to the manifest; 0.1.0 signatures.
 
 mod common;
 mod hooks;
+mod manifest_signing;
 mod http;
 mod prompts;
 mod providers;

@@ -108,6 +108,20 @@ fn publish_noop(env: &Env) {
 }
 
 /// Nothing but installed skill directories in `dest` (no staging leftovers).
+/// `COMPONENT` signed by `key` over the skill in `dir`: SKILL.yaml and every file it names.
+fn signed_for(dir: &Path, key: &SecretKey) -> Vec<u8> {
+    let manifest = agent_manifest::Manifest::load_dir(dir).expect("manifest");
+    let files: Vec<(String, Vec<u8>)> = manifest
+        .signed_files()
+        .into_iter()
+        .map(|rel| {
+            let bytes = agent_trust::read_skill_file(dir, &rel).expect("signed file");
+            (rel, bytes)
+        })
+        .collect();
+    agent_trust::sign(COMPONENT, &files, key.signing_key()).expect("sign")
+}
+
 fn dest_entries(dest: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dest)
         .map(|d| {
@@ -491,8 +505,7 @@ fn install_from_dir_verifies_the_signature() {
     let ok = install_from_dir(&dir, &env.dest(), &env.trust, true).expect("unsigned allowed");
     assert_eq!(ok.name, "local");
     let stranger = SecretKey::generate().expect("key");
-    let signed = agent_trust::sign(COMPONENT, stranger.signing_key()).expect("sign");
-    std::fs::write(dir.join("c.wasm"), signed).expect("write");
+    std::fs::write(dir.join("c.wasm"), signed_for(&dir, &stranger)).expect("write");
     let err = install_from_dir(&dir, &env.dest(), &env.trust, true).unwrap_err();
     assert!(err.to_string().contains("do not trust"), "{err}");
     assert_eq!(dest_entries(&env.dest()), vec!["local"]);
@@ -562,8 +575,7 @@ fn git_index_and_git_skill_install() {
 
     // A skill repository: SKILL.yaml at the root, component signed.
     let repo = env.skill_dir("gitskill", "0.3.0", "permissions: []");
-    let signed = agent_trust::sign(COMPONENT, env.key.signing_key()).expect("sign");
-    std::fs::write(repo.join("c.wasm"), signed).expect("write");
+    std::fs::write(repo.join("c.wasm"), signed_for(&repo, &env.key)).expect("write");
     git(&repo, &["init", "--quiet"]);
     git(&repo, &["add", "-A"]);
     git(&repo, &["commit", "--quiet", "-m", "skill"]);

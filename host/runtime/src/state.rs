@@ -102,6 +102,8 @@ pub struct SkillScope {
     pub hosts: Vec<agent_manifest::HostPattern>,
     /// `env:` variable names.
     pub env: Vec<String>,
+    /// Hex SHA-256 of the `SKILL.yaml` it was loaded from.
+    pub manifest_digest: String,
 }
 
 impl SkillScope {
@@ -173,6 +175,7 @@ impl HostState {
     pub(crate) fn authorize(&self, perm: Permission, scope: Option<&str>, detail: &str) -> Access {
         self.ctx.authorizer.check(&AccessRequest {
             skill: &self.skill.name,
+            manifest: &self.skill.manifest_digest,
             permission: perm,
             declared: self.skill.declares(perm),
             scope,

@@ -88,7 +88,18 @@ fn security_base(runtime: &Runtime) -> agent_runtime::Skill {
         .iter()
         .find(|b| b.name == "security-base")
         .expect("security-base is built in");
-    let manifest = Manifest::parse(b.manifest, Path::new("<built-in>/SKILL.yaml")).unwrap();
+    let files = b
+        .named_files()
+        .map(|(p, bytes)| (p.to_string(), Arc::from(bytes)))
+        .collect();
+    let pkg = SkillPackage::in_memory(
+        "<built-in>/SKILL.yaml",
+        b.manifest,
+        files,
+        Some(Arc::from(b.component)),
+        Origin::Builtin,
+    )
+    .unwrap();
     let keys = tempfile::tempdir().unwrap();
     let trust = TrustPolicy {
         store: agent_trust::TrustStore::load(keys.path()).unwrap(),
@@ -96,15 +107,7 @@ fn security_base(runtime: &Runtime) -> agent_runtime::Skill {
         allow_unsigned: false,
     };
     runtime
-        .load(
-            SkillPackage {
-                manifest,
-                dir: None,
-                component: Some(Arc::from(b.component)),
-                origin: Origin::Builtin,
-            },
-            &trust,
-        )
+        .load(pkg, &trust)
         .unwrap()
 }
 
