@@ -610,6 +610,9 @@ mod skills;
 // The skill registry: publish, git-served index, install/update/remove, refused attacks.
 mod registry;
 
+// The signature covers SKILL.yaml: edited installs and sources are refused; 0.1.0 signatures.
+mod manifest_signing;
+
 // `agent security-audit`: fixture repositories with exact findings, thresholds, schemas.
 mod security;
 

@@ -2,7 +2,7 @@
 //! the atomic commit.
 
 use std::io::Read;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use agent_manifest::{Manifest, Permission};
 use agent_trust::{PublicKey, TrustStore};
