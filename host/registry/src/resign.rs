@@ -94,6 +94,7 @@ pub fn resign_index(
     }
 
     let mut report = Vec::new();
+    let mut outputs = Vec::new();
     for (rel, mut rec, archive) in plans {
         let tmp = tempfile::tempdir().map_err(|e| RegistryError::io(root, e))?;
         let dir = tmp.path();
@@ -128,8 +129,11 @@ pub fn resign_index(
             };
             signed_files.push((f, bytes));
         }
-        let component = agent_trust::read_skill_file(dir, &comp_rel)
-            .map_err(|m| file_err(&comp_rel, m))?;
+        // The component may be larger than a covered file may be (the
+        // extraction already bounded it); it is not a symbolic link, since
+        // extraction creates regular files only.
+        let comp_path = dir.join(&comp_rel);
+        let component = read(&comp_path)?;
         let trust_err = |source| RegistryError::Trust {
             file: format!("{} {comp_rel}", rec.artifact.path),
             source,
@@ -169,12 +173,17 @@ pub fn resign_index(
             .unwrap_or_default();
         rec.artifact.sha256 = sha256_hex(&packed);
         rec.artifact.size = packed.len() as u64;
-        write_atomic(&root.join(&rec.artifact.path), &packed)?;
-        write_atomic(&root.join(&rel), to_yaml(&rec)?.as_bytes())?;
+        let record = to_yaml(&rec)?;
+        outputs.push((rec.artifact.path.clone(), packed, rel.clone(), record));
         report.push(Resigned {
             versions_file: rel,
             old_key_id,
         });
+    }
+    // Everything was re-signed in memory: only now is anything written.
+    for (artifact, packed, rel, record) in outputs {
+        write_atomic(&root.join(artifact), &packed)?;
+        write_atomic(&root.join(rel), record.as_bytes())?;
     }
     let now = time::OffsetDateTime::now_utc();
     let snapshot_version = resign_snapshot(root, key, now + expires_in)?;
