@@ -50,10 +50,7 @@ fn an_edited_installed_manifest_is_refused_until_it_is_re_signed() {
         stderr.contains("SKILL.yaml changed after it was signed"),
         "{stdout}{stderr}"
     );
-    assert!(
-        !stdout.lines().any(|l| l.starts_with("hello ")),
-        "{stdout}"
-    );
+    assert!(!stdout.lines().any(|l| l.starts_with("hello ")), "{stdout}");
 
     // The publisher re-signs it (it now covers the new manifest): it loads.
     let (key_file, _) = key
@@ -79,7 +76,11 @@ fn install_refuses_a_source_edited_after_signing_and_old_signatures() {
     write_skill(&src, &tool_manifest("hello", ""), &hello, Some(&key));
     let yaml = src.join("SKILL.yaml");
     let text_now = std::fs::read_to_string(&yaml).expect("manifest");
-    std::fs::write(&yaml, text_now.replace("test skill hello", "an innocent skill")).expect("edit");
+    std::fs::write(
+        &yaml,
+        text_now.replace("test skill hello", "an innocent skill"),
+    )
+    .expect("edit");
     let out = sb.agent(&["skill", "install", src.to_str().expect("utf8")]);
     let (stdout, stderr) = text(&out);
     println!("install: {stderr}");

@@ -13,8 +13,8 @@
 
 mod common;
 mod hooks;
-mod manifest_signing;
 mod http;
+mod manifest_signing;
 mod prompts;
 mod providers;
 mod sandbox;

@@ -86,7 +86,11 @@ async fn deleting_the_exec_line_of_an_installed_manifest_is_refused_at_load() {
     assert_eq!(skill.signer, Signer::Key(h.key.public().id().to_string()));
     let marker = h.project().join("pwned");
     let err = h
-        .call(&skill, "run", json!({"program": "touch", "args": ["pwned"]}))
+        .call(
+            &skill,
+            "run",
+            json!({"program": "touch", "args": ["pwned"]}),
+        )
         .await
         .expect("no host error");
     println!("touch under exec: [echo]: {err:?}");
@@ -138,9 +142,11 @@ async fn a_project_skill_rewriting_its_own_manifest_is_refused_at_its_next_load(
     if text.contains("exec: [echo]") {
         std::fs::write(&yaml, text.replace("exec: [echo]\n", "")).expect("host-side edit");
     }
-    assert!(!std::fs::read_to_string(&yaml)
-        .expect("manifest")
-        .contains("exec:"));
+    assert!(
+        !std::fs::read_to_string(&yaml)
+            .expect("manifest")
+            .contains("exec:")
+    );
 
     // Its next load is refused, naming SKILL.yaml; `touch` never runs.
     refused_naming(load(&h, &dir, Origin::Project), "SKILL.yaml");
@@ -238,12 +244,15 @@ fn a_component_signed_in_the_0_1_0_format_gets_the_reinstall_message() {
         message.contains("signed (key ") && message.contains("in the old format of agent 0.1.0"),
         "{message}"
     );
+    assert!(message.contains("does not cover SKILL.yaml"), "{message}");
     assert!(
-        message.contains("does not cover SKILL.yaml"),
+        message.contains("re-install it (`agent skill install"),
         "{message}"
     );
-    assert!(message.contains("re-install it (`agent skill install"), "{message}");
-    assert!(message.contains("re-sign it (`agent skill sign"), "{message}");
+    assert!(
+        message.contains("re-sign it (`agent skill sign"),
+        "{message}"
+    );
     // Not even --allow-unsigned accepts it, from a development path.
     let pkg = SkillPackage::from_dir(&dir, Origin::Path).expect("package");
     let trust = TrustPolicy {
@@ -310,7 +319,9 @@ async fn run_echo(h: &Harness, skill: &Skill, ctx: &Arc<CallContext>) -> String 
 fn last_exec_decision(h: &Harness) -> String {
     h.audit_of(NAME)
         .into_iter()
-        .rfind(|(cap, _, d)| cap == "shell:exec" && (d.starts_with("granted:") || d.starts_with("denied:")))
+        .rfind(|(cap, _, d)| {
+            cap == "shell:exec" && (d.starts_with("granted:") || d.starts_with("denied:"))
+        })
         .map(|(_, _, d)| d)
         .unwrap_or_default()
 }
@@ -331,7 +342,10 @@ async fn a_stored_grant_does_not_carry_over_to_a_re_signed_manifest_that_declare
         .grant(NAME, agent_manifest::Permission::ShellExec)
         .expect("read")
         .expect("stored");
-    assert_eq!(record.manifest_sha256.as_deref(), Some(a.manifest_digest.as_str()));
+    assert_eq!(
+        record.manifest_sha256.as_deref(),
+        Some(a.manifest_digest.as_str())
+    );
 
     // The same manifest in a new process: the stored answer applies.
     let never = Counting::new(Answer::Deny);
@@ -369,7 +383,9 @@ async fn a_stored_grant_does_not_carry_over_to_a_re_signed_manifest_that_declare
     println!("CI: {out}");
     let denial = ci.denials().into_iter().next().expect("a denial");
     assert!(
-        denial.reason.contains(&format!("grant it with --allow {NAME}/shell:exec")),
+        denial
+            .reason
+            .contains(&format!("grant it with --allow {NAME}/shell:exec")),
         "{}",
         denial.reason
     );
@@ -387,7 +403,11 @@ async fn a_stored_grant_does_not_carry_over_to_a_re_signed_manifest_that_declare
         .expect("an old-style record");
     let again = Counting::new(Answer::Once);
     let out = run_echo(&h, &b, &interactive(&h, &store, again.clone())).await;
-    assert_eq!(again.asked(), 1, "an undigested grant must not apply: {out}");
+    assert_eq!(
+        again.asked(),
+        1,
+        "an undigested grant must not apply: {out}"
+    );
 }
 
 #[test]
@@ -401,7 +421,10 @@ fn builtins_verify_their_manifest_and_schemas_too() {
     };
     for b in agent_builtins::all() {
         let skill = runtime
-            .load(agent_tests::builtin_package(b.name, Origin::Builtin), &trust)
+            .load(
+                agent_tests::builtin_package(b.name, Origin::Builtin),
+                &trust,
+            )
             .unwrap_or_else(|e| panic!("{}: {e}", b.name));
         assert_eq!(skill.signer, Signer::Builtin(public.id().to_string()));
     }

@@ -345,7 +345,12 @@ type Answers = Vec<(Permission, StoredDecision)>;
 /// Interactive only: confirms and asks for a lasting grant of each permission in `perms`.
 /// Returns `None` when the user declines the install; the answers are stored by
 /// [`store_answers`] after the install, bound to the installed manifest.
-fn confirm_and_grant(name: &str, version: &str, perms: &[PermissionRef], verb: &str) -> Option<Answers> {
+fn confirm_and_grant(
+    name: &str,
+    version: &str,
+    perms: &[PermissionRef],
+    verb: &str,
+) -> Option<Answers> {
     let answer = ask(&format!("{verb} {name} {version}? [y/N] > "));
     if !matches!(answer.as_str(), "y" | "yes") {
         return None;
@@ -391,7 +396,11 @@ fn confirm_and_grant(name: &str, version: &str, perms: &[PermissionRef], verb: &
 
 /// Stores install-time answers for the skill just installed, bound to its manifest's digest
 /// (a later manifest, even a signed one, is asked again).
-fn store_answers(app: &mut App, installed: &agent_registry::Installed, answers: &Answers) -> Result<()> {
+fn store_answers(
+    app: &mut App,
+    installed: &agent_registry::Installed,
+    answers: &Answers,
+) -> Result<()> {
     if answers.is_empty() {
         return Ok(());
     }

@@ -522,7 +522,11 @@ impl Manifest {
             v.extend(p.system_prompt_file.clone());
             v.extend(p.context_files.iter().cloned());
         }
-        v.extend(self.tools.iter().filter_map(|t| t.input_schema_file.clone()));
+        v.extend(
+            self.tools
+                .iter()
+                .filter_map(|t| t.input_schema_file.clone()),
+        );
         if let Some(s) = &self.security_rules {
             v.extend(s.sast_rules_file.clone());
             v.extend(s.overrides_file.clone());

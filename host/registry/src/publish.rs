@@ -115,11 +115,12 @@ pub fn publish(req: &PublishRequest) -> Result<VersionRecord, RegistryError> {
         };
         files.push((rel, bytes));
     }
-    let signed = agent_trust::sign(&read(req.component)?, &files, req.key.signing_key())
-        .map_err(|source| RegistryError::Trust {
+    let signed = agent_trust::sign(&read(req.component)?, &files, req.key.signing_key()).map_err(
+        |source| RegistryError::Trust {
             file: req.component.display().to_string(),
             source,
-        })?;
+        },
+    )?;
     let split = agent_trust::split(&signed).map_err(|source| RegistryError::Trust {
         file: req.component.display().to_string(),
         source,

@@ -138,8 +138,8 @@ pub fn resign_index(
             file: format!("{} {comp_rel}", rec.artifact.path),
             source,
         };
-        let signed = agent_trust::sign(&component, &signed_files, key.signing_key())
-            .map_err(trust_err)?;
+        let signed =
+            agent_trust::sign(&component, &signed_files, key.signing_key()).map_err(trust_err)?;
         let split = agent_trust::split(&signed).map_err(trust_err)?;
         let digest = hex::encode(agent_trust::sha256(split.unsigned));
         if digest != rec.component.sha256 {

@@ -863,13 +863,17 @@ fn resign_index_rotates_the_key_and_refuses_a_tampered_index() {
     assert_eq!(rec.component.sha256, old.component.sha256, "same component");
     assert_eq!(rec.component.key_id, new_key.public().id().0);
     assert_ne!(rec.artifact.sha256, old.artifact.sha256);
-    assert!(env.index().join(format!("keys/{}.pub", new_key.public().id())).is_file());
+    assert!(
+        env.index()
+            .join(format!("keys/{}.pub", new_key.public().id()))
+            .is_file()
+    );
 
     // A client that trusts only the new key verifies and installs.
     let mut trust = TrustStore::load(&env.p("trusted-new")).expect("trust");
     trust.trust(new_key.public(), "rotated").expect("trust");
-    let report = verify_index(&env.index(), Some(&trust), time::OffsetDateTime::now_utc())
-        .expect("verify");
+    let report =
+        verify_index(&env.index(), Some(&trust), time::OffsetDateTime::now_utc()).expect("verify");
     assert!(report.is_ok(), "{:?}", report.problems);
     let idx = Index::open(
         &IndexSource::Path(env.index()),
@@ -880,9 +884,17 @@ fn resign_index_rotates_the_key_and_refuses_a_tampered_index() {
         &NoProgress,
     )
     .expect("open");
-    let rec = idx.resolve("widget", None, &Seen::default()).expect("resolve");
+    let rec = idx
+        .resolve("widget", None, &Seen::default())
+        .expect("resolve");
     let installed = idx
-        .install(&rec, &env.dest(), &trust, &Version::new(0, 1, 0), &NoProgress)
+        .install(
+            &rec,
+            &env.dest(),
+            &trust,
+            &Version::new(0, 1, 0),
+            &NoProgress,
+        )
         .expect("install after rotation");
     assert_eq!(installed.digest, old.component.sha256);
 

@@ -58,17 +58,14 @@ impl Authorizer for GrantsAuthorizer {
         {
             return access.clone();
         }
-        let access = match self
-            .grants
-            .check_manifest(
-                r.skill,
-                Some(r.manifest),
-                r.declared,
-                r.permission,
-                r.scope,
-                r.detail,
-            )
-        {
+        let access = match self.grants.check_manifest(
+            r.skill,
+            Some(r.manifest),
+            r.declared,
+            r.permission,
+            r.scope,
+            r.detail,
+        ) {
             Verdict::Granted { .. } => Access::Granted,
             Verdict::Denied { reason } => Access::Denied(reason),
         };

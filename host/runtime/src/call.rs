@@ -224,7 +224,7 @@ impl Runtime {
                 };
                 let access = ctx.authorizer.check(&crate::AccessRequest {
                     skill: &scope.name,
-                manifest: &scope.manifest_digest,
+                    manifest: &scope.manifest_digest,
                     permission: Permission::EnvRead,
                     declared: true,
                     scope: Some(name),

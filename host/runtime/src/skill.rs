@@ -113,8 +113,8 @@ impl SkillPackage {
         component: Option<Arc<[u8]>>,
         origin: Origin,
     ) -> Result<SkillPackage, LoadError> {
-        let manifest = Manifest::parse(manifest_text, Path::new(label))
-            .map_err(LoadError::Manifest)?;
+        let manifest =
+            Manifest::parse(manifest_text, Path::new(label)).map_err(LoadError::Manifest)?;
         Ok(SkillPackage {
             manifest,
             manifest_bytes: Arc::from(manifest_text.as_bytes()),

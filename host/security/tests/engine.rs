@@ -106,9 +106,7 @@ fn security_base(runtime: &Runtime) -> agent_runtime::Skill {
         builtin_key: Some(agent_builtins::public_key().unwrap()),
         allow_unsigned: false,
     };
-    runtime
-        .load(pkg, &trust)
-        .unwrap()
+    runtime.load(pkg, &trust).unwrap()
 }
 
 #[test]

@@ -160,7 +160,10 @@ impl Statement {
 
     /// The digest recorded for `path`.
     pub fn digest_of(&self, path: &str) -> Option<&Digest> {
-        self.files.iter().find(|f| f.path == path).map(|f| &f.digest)
+        self.files
+            .iter()
+            .find(|f| f.path == path)
+            .map(|f| &f.digest)
     }
 
     /// Checks the covered files against their current bytes, `SKILL.yaml`
@@ -176,7 +179,8 @@ impl Statement {
         required: &[String],
         read: impl Fn(&str) -> Result<Vec<u8>, String>,
     ) -> Result<(), TrustError> {
-        let mut order: Vec<&SignedFile> = self.files.iter().filter(|f| f.path == MANIFEST).collect();
+        let mut order: Vec<&SignedFile> =
+            self.files.iter().filter(|f| f.path == MANIFEST).collect();
         order.extend(self.files.iter().filter(|f| f.path != MANIFEST));
         for f in order {
             let changed = |now: String| TrustError::FileChanged {
@@ -282,7 +286,10 @@ mod tests {
     #[test]
     fn a_list_without_the_manifest_or_out_of_order_is_malformed() {
         let err = Statement::new(b"c", &files()[..1]).unwrap_err();
-        assert!(err.to_string().contains("does not cover SKILL.yaml"), "{err}");
+        assert!(
+            err.to_string().contains("does not cover SKILL.yaml"),
+            "{err}"
+        );
         let s = Statement::new(b"c", &files()).expect("statement");
         let text = String::from_utf8(s.encode()).expect("utf8");
         let mut lines: Vec<&str> = text.lines().collect();
