@@ -329,7 +329,7 @@ fn last_exec_decision(h: &Harness) -> String {
 #[tokio::test]
 async fn a_stored_grant_does_not_carry_over_to_a_re_signed_manifest_that_declares_more() {
     let h = Harness::new(&[]);
-    let store = Arc::new(Store::open(&h.sandbox.paths().db_path()).expect("store"));
+    let store = Arc::new(Store::open(h.sandbox.paths().db_path()).expect("store"));
     let user_dir = h.sandbox.paths().user_skills_dir();
     let dir = install(&h, &user_dir, "permissions: [shell:exec]\nexec: [echo]\n");
 

@@ -8,7 +8,6 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 use agent_core::{ApprovalGate, Invoker, ProviderLlm};
-use agent_manifest::Manifest;
 use agent_policy::{AllowList, AuditLog, Constraints, Grants, SkillConstraint, merge};
 use agent_providers::{AnthropicProvider, ProviderConfig};
 use agent_runtime::{
