@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agent_core::{Agent, AgentEvent, ApprovalGate, RunLimits, SessionLog, Setup, SetupInput};
-use agent_manifest::{Manifest, Mode};
+use agent_manifest::Mode;
 use agent_policy::{AllowList, AuditLog, Grants};
 use agent_providers::{
     BoxFuture, CancellationToken, Completion, ContentBlock, EventSink, Message, Provider,

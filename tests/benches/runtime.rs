@@ -16,7 +16,6 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agent_manifest::Manifest;
 use agent_policy::{AllowList, AuditLog, Grants};
 use agent_runtime::{
     CacheOutcome, CallContext, FileIntent, GrantsAuthorizer, Limits, Origin, Runtime, Skill,

@@ -20,11 +20,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use agent_manifest::Manifest;
 use agent_policy::{AllowList, AuditLog, Grants};
 use agent_runtime::{
     CallContext, FileIntent, GrantsAuthorizer, Limits, Origin, Runtime, ScanTarget, Skill,
-    SkillPackage, TrustPolicy,
+    TrustPolicy,
 };
 use agent_security::{AuditOptions, WalkOptions};
 use agent_trust::TrustStore;
