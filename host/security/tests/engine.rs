@@ -4,7 +4,6 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use agent_manifest::Manifest;
 use agent_runtime::{
     Access, AccessRequest, Authorizer, CallContext, Limits, Origin, Runtime, SkillPackage,
     TrustPolicy,
