@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agent_core::{Agent, AgentEvent, ApprovalGate, RunLimits, SessionLog, Setup, SetupInput};
-use agent_manifest::{Manifest, Mode};
+use agent_manifest::Mode;
 use agent_policy::{AllowList, AuditLog, Grants};
 use agent_providers::{
     BoxFuture, CancellationToken, Completion, ContentBlock, EventSink, Message, Provider,
@@ -95,17 +95,7 @@ struct World {
 }
 
 fn builtin(name: &str) -> SkillPackage {
-    let b = agent_builtins::all()
-        .iter()
-        .find(|b| b.name == name)
-        .expect("built-in");
-    SkillPackage {
-        manifest: Manifest::parse(b.manifest, Path::new("<built-in>/SKILL.yaml"))
-            .expect("built-in manifest"),
-        dir: None,
-        component: Some(Arc::from(b.component)),
-        origin: Origin::Builtin,
-    }
+    agent_tests::builtin_package(name, Origin::Builtin)
 }
 
 fn component_skill(root: &Path, key: &SecretKey, name: &str, package: &str, rest: &str) {
@@ -186,11 +176,8 @@ impl World {
             std::fs::copy(e.path(), hello_dir.join("schemas").join(e.file_name())).expect("copy");
         }
         let wasm = std::fs::read(build_guest("rust-hello")).expect("rust-hello");
-        std::fs::write(
-            hello_dir.join("rust_hello.wasm"),
-            agent_trust::sign(&wasm, key.signing_key()).expect("sign"),
-        )
-        .expect("write");
+        std::fs::write(hello_dir.join("rust_hello.wasm"), wasm).expect("write");
+        agent_tests::sign_skill_dir(&hello_dir, &key);
         // The seed's two examples (docs/constraints), adapted to our tools.
         prompt_skill(
             &src,

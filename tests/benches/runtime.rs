@@ -16,7 +16,6 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agent_manifest::Manifest;
 use agent_policy::{AllowList, AuditLog, Grants};
 use agent_runtime::{
     CacheOutcome, CallContext, FileIntent, GrantsAuthorizer, Limits, Origin, Runtime, Skill,
@@ -53,18 +52,7 @@ fn core_tools_bytes() -> &'static [u8] {
 }
 
 fn core_tools_package() -> SkillPackage {
-    let b = agent_builtins::all()
-        .iter()
-        .find(|b| b.name == "core-tools")
-        .expect("core-tools is built in");
-    let manifest = Manifest::parse(b.manifest, Path::new("<built-in>/SKILL.yaml"))
-        .expect("core-tools manifest");
-    SkillPackage {
-        manifest,
-        dir: None,
-        component: Some(Arc::from(b.component)),
-        origin: Origin::Builtin,
-    }
+    agent_tests::builtin_package("core-tools", Origin::Builtin)
 }
 
 /// Lays out rust-hello (its SKILL.yaml, schemas and the component built
@@ -81,8 +69,8 @@ fn hello_package(dir: &Path, key: &SecretKey) -> SkillPackage {
             .expect("copy schema");
     }
     let wasm = std::fs::read(agent_tests::build_guest("rust-hello")).expect("rust_hello.wasm");
-    let signed = agent_trust::sign(&wasm, key.signing_key()).expect("sign rust-hello");
-    std::fs::write(dir.join("rust_hello.wasm"), signed).expect("write rust_hello.wasm");
+    std::fs::write(dir.join("rust_hello.wasm"), wasm).expect("write rust_hello.wasm");
+    agent_tests::sign_skill_dir(dir, key);
     SkillPackage::from_dir(dir, Origin::User).expect("rust-hello package")
 }
 

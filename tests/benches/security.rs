@@ -20,11 +20,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use agent_manifest::Manifest;
 use agent_policy::{AllowList, AuditLog, Grants};
 use agent_runtime::{
     CallContext, FileIntent, GrantsAuthorizer, Limits, Origin, Runtime, ScanTarget, Skill,
-    SkillPackage, TrustPolicy,
+    TrustPolicy,
 };
 use agent_security::{AuditOptions, WalkOptions};
 use agent_trust::TrustStore;
@@ -217,14 +216,7 @@ fn world(project: &Path) -> World {
     let skills: Vec<Skill> = agent_builtins::all()
         .iter()
         .map(|b| {
-            let manifest =
-                Manifest::parse(b.manifest, Path::new("<built-in>/SKILL.yaml")).expect("manifest");
-            let pkg = SkillPackage {
-                manifest,
-                dir: None,
-                component: Some(Arc::from(b.component)),
-                origin: Origin::Builtin,
-            };
+            let pkg = agent_tests::builtin_package(b.name, Origin::Builtin);
             runtime.load(pkg, &trust).expect("load built-in")
         })
         .collect();

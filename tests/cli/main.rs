@@ -513,8 +513,8 @@ fn the_js_example_runs_in_the_host() {
     std::fs::copy(example.join("SKILL.yaml"), dir.join("SKILL.yaml")).expect("copy");
     agent_tests::copy_tree(&example.join("schemas"), &dir.join("schemas"));
     let bytes = std::fs::read(example.join("dist/js_hello.wasm")).expect("wasm");
-    let signed = agent_trust::sign(&bytes, key.signing_key()).expect("sign");
-    std::fs::write(dir.join("dist/js_hello.wasm"), signed).expect("write");
+    std::fs::write(dir.join("dist/js_hello.wasm"), bytes).expect("write");
+    agent_tests::sign_skill_dir(&dir, &key);
     let d = dir.to_str().expect("utf8");
     assert!(ok(&sb.agent(&["skill", "test", d])).contains("PASS"));
     let out = ok(&sb.agent(&[
@@ -623,6 +623,8 @@ mod registry;
 mod git_config;
 // Host stack traces (RUST_BACKTRACE=1) never reach a skill or the model.
 mod backtraces;
+// The signature covers SKILL.yaml: edited installs and sources are refused; 0.1.0 signatures.
+mod manifest_signing;
 
 // `agent security-audit`: fixture repositories with exact findings, thresholds, schemas.
 mod security;

@@ -586,12 +586,12 @@ fn on_a_terminal_install_and_update_ask_and_store_grants() {
 
 /// The repository's own `registry-index/` (README) is a real signed index: on a fresh clone,
 /// offline, its examples verify, install and run. It fails once the committed snapshot has
-/// expired (2027-11-22), which is the signal to re-sign it (registry-index/README.md).
+/// expired (2027-11-25), which is the signal to re-sign it (registry-index/README.md).
 #[test]
 fn the_repository_index_installs_its_examples_offline() {
     let sb = sandbox();
     let index = workspace().join("registry-index");
-    let key = index.join("keys").join("cad12f3b5cde1a69.pub");
+    let key = index.join("keys").join("90dbe1d66cd053ff.pub");
     ok(&sb.agent(&["keys", "trust", s(&key)]));
     let verified = ok(&sb.agent(&["registry", "verify", s(&index)]));
     assert!(!verified.contains("problem"), "{verified}");
@@ -645,7 +645,7 @@ fn the_repository_index_installs_its_examples_offline() {
         let dir = sb.paths().user_skills_dir().join(name);
         let tested = ok(&sb.agent(&["skill", "test", s(&dir)]));
         assert!(
-            tested.contains("signed by key cad12f3b5cde1a69") && tested.contains("PASS"),
+            tested.contains("signed by key 90dbe1d66cd053ff") && tested.contains("PASS"),
             "{name}: {tested}"
         );
     }

@@ -688,10 +688,10 @@ fn hipaa_compliance_skill_adds_rules_and_a_scanner() {
     // `--skills NAME` activates an installed one.
     let key = sb.trusted_key();
     let bytes = std::fs::read(&wasm).expect("wasm");
-    let signed = agent_trust::sign(&bytes, key.signing_key()).expect("sign");
     let installed = sb.paths().user_skills_dir().join("hipaa-compliance");
     copy_skill(skill.path(), &installed);
-    std::fs::write(installed.join("hipaa_compliance.wasm"), signed).expect("signed");
+    std::fs::write(installed.join("hipaa_compliance.wasm"), bytes).expect("component");
+    agent_tests::sign_skill_dir(&installed, &key);
     let (_, named, stderr) = audit_json(&sb, dir.path(), &["--skills", "hipaa-compliance"]);
     assert_eq!(triples(&named), triples(&report), "{stderr}");
     let out = audit(&sb, dir.path(), &["--skills", "no-such-skill"]);

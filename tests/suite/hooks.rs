@@ -42,6 +42,8 @@ impl World {
             );
             write_skill(&dir, &manifest, &component, Some(&h.key));
             std::fs::write(dir.join("PROMPT.md"), "Hook test skill.\n").expect("prompt file");
+            // The signature covers PROMPT.md too: sign again now that it exists.
+            agent_tests::sign_skill_dir(&dir, &h.key);
             let pkg = SkillPackage::from_dir(&dir, Origin::Path).expect("package");
             let skill = h.runtime.load(pkg, &h.trust).expect("load hook skill");
             assert!(skill.exports(agent_runtime::ExportKind::Hooks));

@@ -18,6 +18,8 @@
 //!   ways it can be right.
 //! - `syntax_bounds`: hostile queries through the `syntax` import, each refused
 //!   within the call's time and memory, audited.
+//! - `manifest_signing`: the signature covers SKILL.yaml and the files it
+//!   names; stored grants are bound to the manifest; 0.1.0 signatures.
 
 mod budgets;
 mod common;
@@ -26,6 +28,7 @@ mod git_config;
 mod fs_guard;
 mod hooks;
 mod http;
+mod manifest_signing;
 mod prompts;
 mod providers;
 mod sandbox;

@@ -42,6 +42,8 @@ fn guest_skill(h: &Harness, name: &str, prompt_settings: &str) -> Skill {
     );
     write_skill(&dir, &manifest, &guest("guest-prompt"), Some(&h.key));
     std::fs::write(dir.join("PROMPT.md"), "Always follow the house rules.\n").unwrap();
+    // The signature covers PROMPT.md too: sign again now that it exists.
+    agent_tests::sign_skill_dir(&dir, &h.key);
     load_dir(h, &dir)
 }
 

@@ -4,7 +4,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use agent_manifest::Manifest;
 use agent_policy::{AllowList, AuditLog, Grants};
 use agent_runtime::{
     CacheOutcome, CallContext, GrantsAuthorizer, Limits, LoadError, Origin, Runtime, Signer, Skill,
@@ -50,11 +49,7 @@ impl SigEnv {
     fn package(&self, name: &str, component: &[u8], origin: Origin) -> SkillPackage {
         let dir = self.sandbox.home.path().join("skill-src").join(name);
         std::fs::create_dir_all(&dir).expect("mkdir");
-        std::fs::write(
-            dir.join("SKILL.yaml"),
-            tool_manifest(name, "permissions: [shell:exec]\n"),
-        )
-        .expect("manifest");
+        std::fs::write(dir.join("SKILL.yaml"), manifest_of(name)).expect("manifest");
         std::fs::write(dir.join("skill.wasm"), component).expect("component");
         SkillPackage::from_dir(&dir, origin).expect("package")
     }
@@ -85,8 +80,15 @@ fn artifacts_in(dir: &Path) -> Vec<PathBuf> {
     }
 }
 
-fn signed(component: &[u8], key: &SecretKey) -> Vec<u8> {
-    agent_trust::sign(component, key.signing_key()).expect("sign")
+/// The manifest [`SigEnv::package`] writes for `name`.
+fn manifest_of(name: &str) -> String {
+    tool_manifest(name, "permissions: [shell:exec]\n")
+}
+
+/// `component` signed together with the manifest [`SigEnv::package`] writes for `name`.
+fn signed(name: &str, component: &[u8], key: &SecretKey) -> Vec<u8> {
+    let files = [("SKILL.yaml".to_string(), manifest_of(name).into_bytes())];
+    agent_trust::sign(component, &files, key.signing_key()).expect("sign")
 }
 
 /// Expects a signature refusal; returns the error's message and source.
@@ -107,7 +109,7 @@ fn refused(result: Result<Skill, LoadError>) -> (String, TrustError) {
 fn a_flipped_byte_is_a_bad_signature() {
     let env = SigEnv::new();
     let key = env.sandbox.trusted_key();
-    let mut bytes = signed(&hostile(), &key);
+    let mut bytes = signed("flipped", &hostile(), &key);
     // Sanity: the intact bytes verify.
     agent_trust::verify(&bytes, |k| *k == key.public()).expect("intact bytes verify");
     let middle = bytes.len() / 2;
@@ -144,10 +146,17 @@ fn a_signature_by_another_key_than_the_one_named_is_bad() {
     let env = SigEnv::new();
     let trusted = env.sandbox.trusted_key();
     let other = SecretKey::generate().expect("key");
-    let mut bytes = signed(&hostile(), &other);
-    // The block ends with: format byte, 32-byte public key, 64-byte signature.
-    let len = bytes.len();
-    let key_bytes = &mut bytes[len - 96..len - 64];
+    let mut bytes = signed("wrong-key", &hostile(), &other);
+    // The block starts with: format byte, 32-byte public key, 64-byte signature
+    // (then the signed file list).
+    let name = agent_trust::signature::SECTION_NAME.as_bytes();
+    let at = bytes
+        .windows(name.len())
+        .rposition(|w| w == name)
+        .expect("signature section")
+        + name.len()
+        + 1;
+    let key_bytes = &mut bytes[at..at + 32];
     assert_eq!(key_bytes, other.public().as_bytes(), "block layout");
     key_bytes.copy_from_slice(trusted.public().as_bytes());
     let (message, source) =
@@ -172,7 +181,7 @@ fn an_untrusted_key_is_refused_naming_it() {
     let env = SigEnv::new();
     let _trusted = env.sandbox.trusted_key();
     let stranger = SecretKey::generate().expect("key");
-    let bytes = signed(&hostile(), &stranger);
+    let bytes = signed("stranger", &hostile(), &stranger);
     let id = stranger.public().id();
     let (message, source) = refused(env.load(env.package("stranger", &bytes, Origin::Path), false));
     assert!(
@@ -258,7 +267,7 @@ fn hex_digest(bytes: &[u8]) -> String {
 async fn a_trusted_signature_loads_and_the_second_load_hits_the_cache() {
     let env = SigEnv::new();
     let key = env.sandbox.trusted_key();
-    let bytes = signed(&hostile(), &key);
+    let bytes = signed("signed-ok", &hostile(), &key);
     let id = key.public().id().to_string();
 
     let first = env
@@ -319,17 +328,17 @@ fn builtin_package(origin: Origin) -> SkillPackage {
         .iter()
         .find(|b| b.name == "core-tools")
         .expect("core-tools is built in");
-    let manifest = Manifest::parse(
+    SkillPackage::in_memory(
+        "<builtin>/core-tools/SKILL.yaml",
         builtin.manifest,
-        Path::new("<builtin>/core-tools/SKILL.yaml"),
-    )
-    .expect("the built-in manifest parses");
-    SkillPackage {
-        manifest,
-        dir: None,
-        component: Some(Arc::from(builtin.component)),
+        builtin
+            .named_files()
+            .map(|(p, b)| (p.to_string(), Arc::from(b)))
+            .collect(),
+        Some(Arc::from(builtin.component)),
         origin,
-    }
+    )
+    .expect("the built-in manifest parses")
 }
 
 #[test]

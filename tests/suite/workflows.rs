@@ -8,7 +8,6 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 use agent_core::{ApprovalGate, Invoker, ProviderLlm};
-use agent_manifest::Manifest;
 use agent_policy::{AllowList, AuditLog, Constraints, Grants, SkillConstraint, merge};
 use agent_providers::{AnthropicProvider, ProviderConfig};
 use agent_runtime::{
@@ -70,21 +69,7 @@ fn workflow_manifest(name: &str) -> String {
 
 /// The built-in core-tools, as the binary loads it.
 fn core_tools() -> SkillPackage {
-    let builtin = agent_builtins::all()
-        .iter()
-        .find(|b| b.name == "core-tools")
-        .expect("core-tools is built in");
-    let manifest = Manifest::parse(
-        builtin.manifest,
-        Path::new("<builtin>/core-tools/SKILL.yaml"),
-    )
-    .expect("the built-in manifest parses");
-    SkillPackage {
-        manifest,
-        dir: None,
-        component: Some(Arc::from(builtin.component)),
-        origin: Origin::Builtin,
-    }
+    agent_tests::builtin_package("core-tools", Origin::Builtin)
 }
 
 impl World {

@@ -61,7 +61,9 @@ pub fn guest_bytes(package: &str) -> Vec<u8> {
 }
 
 /// Writes a skill directory: `SKILL.yaml` and `skill.wasm` (signed with
-/// `key` when given). Returns the directory.
+/// `key` when given, over the component, `SKILL.yaml` and those of the files
+/// the manifest names that exist already; a test that writes them later
+/// calls [`sign_skill_dir`] again). Returns the directory.
 pub fn write_skill(
     dir: &Path,
     manifest: &str,
@@ -70,12 +72,45 @@ pub fn write_skill(
 ) -> PathBuf {
     std::fs::create_dir_all(dir).expect("mkdir skill");
     std::fs::write(dir.join("SKILL.yaml"), manifest).expect("write manifest");
-    let bytes = match key {
-        Some(k) => agent_trust::sign(component, k.signing_key()).expect("sign"),
-        None => component.to_vec(),
-    };
-    std::fs::write(dir.join("skill.wasm"), bytes).expect("write component");
+    std::fs::write(dir.join("skill.wasm"), component).expect("write component");
+    if let Some(k) = key {
+        sign_skill_dir(dir, k);
+    }
     dir.to_path_buf()
+}
+
+/// Signs the skill in `dir` in place, as `agent skill sign` does: the
+/// component `SKILL.yaml` names, `SKILL.yaml` and every file it names that
+/// exists.
+pub fn sign_skill_dir(dir: &Path, key: &SecretKey) {
+    let manifest = agent_manifest::Manifest::load_dir(dir).expect("manifest to sign");
+    let files: Vec<(String, Vec<u8>)> = manifest
+        .signed_files()
+        .into_iter()
+        .filter_map(|rel| {
+            agent_trust::read_skill_file(dir, &rel)
+                .ok()
+                .map(|bytes| (rel, bytes))
+        })
+        .collect();
+    let component = manifest.component_path(dir).expect("a component to sign");
+    let bytes = std::fs::read(&component).expect("read component");
+    let signed = agent_trust::sign(&bytes, &files, key.signing_key()).expect("sign");
+    std::fs::write(&component, signed).expect("write signed component");
+}
+
+/// `component` signed in agent 0.1.0's format (format byte 1: the
+/// component's digest only, no manifest), as 0.1.0-era installs carry it.
+pub fn sign_legacy_v1(component: &[u8], key: &SecretKey) -> Vec<u8> {
+    use ed25519_dalek::Signer;
+    let unsigned = agent_trust::split(component).expect("wasm").unsigned;
+    let mut message = b"agent-skill-signature-v1".to_vec();
+    message.extend_from_slice(&agent_trust::sha256(unsigned));
+    let signature = key.signing_key().sign(&message);
+    let mut payload = vec![agent_trust::signature::FORMAT_V1];
+    payload.extend_from_slice(key.public().as_bytes());
+    payload.extend_from_slice(&signature.to_bytes());
+    agent_trust::signature::append_section(unsigned, &payload)
 }
 
 /// A minimal tool-skill manifest for `component: skill.wasm`.
@@ -177,4 +212,26 @@ pub fn copy_tree(from: &Path, to: &Path) {
             std::fs::copy(&src, &dst).expect("copy");
         }
     }
+}
+
+/// The built-in skill `name` as the binary loads it (manifest, embedded
+/// files, signed component), with `origin`.
+///
+/// # Panics
+/// When there is no such built-in or its manifest does not parse.
+pub fn builtin_package(name: &str, origin: agent_runtime::Origin) -> agent_runtime::SkillPackage {
+    let b = agent_builtins::all()
+        .iter()
+        .find(|b| b.name == name)
+        .unwrap_or_else(|| panic!("{name} is not built in"));
+    agent_runtime::SkillPackage::in_memory(
+        &format!("<built-in>/{name}/SKILL.yaml"),
+        b.manifest,
+        b.named_files()
+            .map(|(p, bytes)| (p.to_string(), std::sync::Arc::from(bytes)))
+            .collect(),
+        Some(std::sync::Arc::from(b.component)),
+        origin,
+    )
+    .unwrap_or_else(|e| panic!("the built-in {name}: {e}"))
 }

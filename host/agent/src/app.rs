@@ -283,13 +283,18 @@ impl App {
         let mut found: Vec<SkillPackage> = Vec::new();
         let mut broken = Vec::new();
         for b in agent_builtins::all() {
-            match Manifest::parse(b.manifest, Path::new("<built-in>/SKILL.yaml")) {
-                Ok(manifest) => found.push(SkillPackage {
-                    manifest,
-                    dir: None,
-                    component: Some(Arc::from(b.component)),
-                    origin: Origin::Builtin,
-                }),
+            let files = b
+                .named_files()
+                .map(|(p, bytes)| (p.to_string(), Arc::from(bytes)))
+                .collect();
+            match SkillPackage::in_memory(
+                "<built-in>/SKILL.yaml",
+                b.manifest,
+                files,
+                Some(Arc::from(b.component)),
+                Origin::Builtin,
+            ) {
+                Ok(pkg) => found.push(pkg),
                 Err(e) => broken.push(Broken {
                     location: format!("built-in {}", b.name),
                     error: e.to_string(),

@@ -234,6 +234,20 @@ pub enum RegistryCommand {
         #[arg(long, value_name = "DURATION", default_value = "365d")]
         expires: String,
     },
+    /// Re-sign every published version and the snapshot with KEY, without rebuilding: a key
+    /// rotation, or moving an index signed by agent 0.1.0 (component only) to signatures that
+    /// cover each skill's manifest and files. The current snapshot and digests must verify.
+    Resign {
+        /// The new publisher's secret key file (`agent keys generate`).
+        #[arg(long, value_name = "FILE")]
+        key: PathBuf,
+        /// The index directory.
+        #[arg(long, value_name = "DIR")]
+        index: PathBuf,
+        /// How long the new snapshot stays valid: `365d`, `12h`, `30m`, `90s`.
+        #[arg(long, value_name = "DURATION", default_value = "365d")]
+        expires: String,
+    },
     /// Check every signature and digest of an index.
     Verify {
         /// The index directory.
@@ -503,9 +517,10 @@ pub enum SkillCommand {
         #[arg(long)]
         no_sign: bool,
     },
-    /// Sign a skill's component (in place) with your secret key.
+    /// Sign a skill (in place) with your secret key: the signature in its component covers
+    /// the component, SKILL.yaml and every file the manifest names.
     Sign {
-        /// A skill directory (its `implementation.component`) or a .wasm file.
+        /// A skill directory, or the .wasm its SKILL.yaml names.
         path: PathBuf,
         /// Secret key file (`agent keys generate`).
         #[arg(long, value_name = "FILE")]

@@ -339,20 +339,23 @@ fn ask(question: &str) -> String {
     line.trim().to_ascii_lowercase()
 }
 
+/// Lasting answers given at install time, stored once the installed manifest is known.
+type Answers = Vec<(Permission, StoredDecision)>;
+
 /// Interactive only: confirms and asks for a lasting grant of each permission in `perms`.
-/// Returns false when the user declines the install.
+/// Returns `None` when the user declines the install; the answers are stored by
+/// [`store_answers`] after the install, bound to the installed manifest.
 fn confirm_and_grant(
-    app: &mut App,
     name: &str,
     version: &str,
     perms: &[PermissionRef],
     verb: &str,
-) -> Result<bool> {
+) -> Option<Answers> {
     let answer = ask(&format!("{verb} {name} {version}? [y/N] > "));
     if !matches!(answer.as_str(), "y" | "yes") {
-        return Ok(false);
+        return None;
     }
-    let store = app.store()?;
+    let mut answers = Answers::new();
     let mut asked = BTreeSet::new();
     for p in perms {
         let Ok(perm) = p.permission.parse::<Permission>() else {
@@ -383,18 +386,38 @@ fn confirm_and_grant(
                 _ => continue,
             };
             if let Some(d) = decision {
-                store.put_grant(&GrantRecord::new(
-                    name,
-                    perm,
-                    d,
-                    None,
-                    Some(version.to_string()),
-                ))?;
+                answers.push((perm, d));
             }
             break;
         }
     }
-    Ok(true)
+    Some(answers)
+}
+
+/// Stores install-time answers for the skill just installed, bound to its manifest's digest
+/// (a later manifest, even a signed one, is asked again).
+fn store_answers(
+    app: &mut App,
+    installed: &agent_registry::Installed,
+    answers: &Answers,
+) -> Result<()> {
+    if answers.is_empty() {
+        return Ok(());
+    }
+    let store = app.store()?;
+    for (perm, decision) in answers {
+        store.put_grant(
+            &GrantRecord::new(
+                &installed.name,
+                *perm,
+                *decision,
+                None,
+                Some(installed.version.to_string()),
+            )
+            .for_manifest(&installed.manifest_sha256),
+        )?;
+    }
+    Ok(())
 }
 
 /// The permissions in `new` that `old` does not have (same permission and scope).
@@ -428,15 +451,16 @@ fn allow_flag(skill: &str, p: &PermissionRef) -> String {
 }
 
 /// Refuses (non-interactive) or asks again (interactive) for permissions an update adds.
-/// `Ok(None)` to go on, `Ok(Some(code))` to stop with that exit code.
+/// `Ok(Ok(answers))` to go on (the answers to store after the update), `Ok(Err(code))` to
+/// stop with that exit code.
 fn check_added(
     app: &mut App,
     name: &str,
     version: &str,
     added: &[PermissionRef],
-) -> Result<Option<u8>> {
+) -> Result<std::result::Result<Answers, u8>> {
     if added.is_empty() {
-        return Ok(None);
+        return Ok(Ok(Answers::new()));
     }
     let mut uncovered = Vec::new();
     for p in added {
@@ -445,21 +469,20 @@ fn check_added(
         }
     }
     if uncovered.is_empty() {
-        return Ok(None);
+        return Ok(Ok(Answers::new()));
     }
     if app.interactive {
         eprintln!("{name} {version} asks for permissions the installed version did not have:");
         for p in added {
             eprintln!("    - {}", perm_text(p));
         }
-        return Ok(
-            if confirm_and_grant(app, name, version, added, "Update to")? {
-                None
-            } else {
+        return Ok(match confirm_and_grant(name, version, added, "Update to") {
+            Some(answers) => Ok(answers),
+            None => {
                 eprintln!("not updated: {name} stays as it is");
-                Some(exit::DENIED)
-            },
-        );
+                Err(exit::DENIED)
+            }
+        });
     }
     eprintln!(
         "error: refusing to update {name} to {version}: it asks for new permissions: {}",
@@ -480,7 +503,7 @@ fn check_added(
             .collect::<Vec<_>>()
             .join(" ")
     );
-    Ok(Some(exit::DENIED))
+    Ok(Err(exit::DENIED))
 }
 
 pub fn install(app: &mut App, arg: &IndexArg, target: &str, project: bool) -> Result<u8> {
@@ -530,23 +553,23 @@ pub fn install(app: &mut App, arg: &IndexArg, target: &str, project: bool) -> Re
         Some(&rec.component.key_id.to_string()),
         &rec.permissions,
     );
-    if let Some(prev) = &previous {
+    let answers = if let Some(prev) = &previous {
         let added = added_permissions(&prev.permissions, &rec.permissions);
-        if let Some(code) = check_added(app, &name, &rec.version.to_string(), &added)? {
-            return Ok(code);
+        match check_added(app, &name, &rec.version.to_string(), &added)? {
+            Ok(answers) => answers,
+            Err(code) => return Ok(code),
         }
-    } else if app.interactive
-        && !confirm_and_grant(
-            app,
-            &name,
-            &rec.version.to_string(),
-            &rec.permissions,
-            "Install",
-        )?
-    {
-        eprintln!("not installed");
-        return Ok(exit::FAILURE);
-    }
+    } else if app.interactive {
+        match confirm_and_grant(&name, &rec.version.to_string(), &rec.permissions, "Install") {
+            Some(answers) => answers,
+            None => {
+                eprintln!("not installed");
+                return Ok(exit::FAILURE);
+            }
+        }
+    } else {
+        Answers::new()
+    };
     let trust = trust_store(app)?;
     let installed = opened
         .index
@@ -560,6 +583,7 @@ pub fn install(app: &mut App, arg: &IndexArg, target: &str, project: bool) -> Re
         .skills
         .insert(name.clone(), installed.version.clone());
     opened.store.raise_registry_seen(&opened.id, &raised)?;
+    store_answers(app, &installed, &answers)?;
     finish_install(app, &opened.store, &place, &installed, &opened.id)
 }
 
@@ -723,10 +747,13 @@ pub fn update(app: &mut App, arg: &IndexArg, only: Option<&str>) -> Result<u8> {
             &rec.permissions,
         );
         let added = added_permissions(&prev.permissions, &rec.permissions);
-        if let Some(c) = check_added(app, &prev.name, &version, &added)? {
-            code = code.max(c);
-            continue;
-        }
+        let answers = match check_added(app, &prev.name, &version, &added)? {
+            Ok(answers) => answers,
+            Err(c) => {
+                code = code.max(c);
+                continue;
+            }
+        };
         let dest = Path::new(&prev.dir)
             .parent()
             .map(Path::to_path_buf)
@@ -746,6 +773,7 @@ pub fn update(app: &mut App, arg: &IndexArg, only: Option<&str>) -> Result<u8> {
                     .insert(installed.name.clone(), installed.version.clone());
                 opened.store.raise_registry_seen(&opened.id, &raised)?;
                 record(&opened.store, &place, &installed, &opened.id)?;
+                store_answers(app, &installed, &answers)?;
                 println!(
                     "updated {} {} -> {}",
                     installed.name, prev.version, installed.version
@@ -824,6 +852,33 @@ pub fn registry(app: &mut App, cmd: RegistryCommand) -> Result<u8> {
                 rec.version,
                 index.display(),
                 rec.component.key_id
+            );
+            Ok(exit::OK)
+        }
+        RegistryCommand::Resign {
+            key,
+            index,
+            expires,
+        } => {
+            let expires_in = parse_expiry(&expires)?;
+            let key = agent_trust::SecretKey::read(&key)
+                .context("reading the publisher's secret key (--key)")?;
+            let report = agent_registry::resign_index(&index, &key, expires_in)
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            for r in &report.versions {
+                println!(
+                    "re-signed {} (was key {}, now {})",
+                    r.versions_file,
+                    r.old_key_id,
+                    key.public().id()
+                );
+            }
+            println!(
+                "{}: {} version(s) re-signed by key {}; snapshot {}",
+                index.display(),
+                report.versions.len(),
+                key.public().id(),
+                report.snapshot_version
             );
             Ok(exit::OK)
         }

@@ -13,24 +13,32 @@ pub struct Builtin {
     pub name: &'static str,
     /// Its SKILL.yaml text.
     pub manifest: &'static str,
+    /// The files its SKILL.yaml names (path relative to the skill, bytes),
+    /// `SKILL.yaml` included, as they were signed.
+    pub files: &'static [(&'static str, &'static [u8])],
     /// The signed component.
     pub component: &'static [u8],
 }
 
+include!(concat!(env!("OUT_DIR"), "/builtin_files.rs"));
+
 const BUILTINS: &[Builtin] = &[
     Builtin {
         name: "core-tools",
-        manifest: include_str!("../../../builtin-skills/core-tools/SKILL.yaml"),
+        manifest: include_str!(concat!(env!("OUT_DIR"), "/core_tools/SKILL.yaml")),
+        files: CORE_TOOLS_FILES,
         component: include_bytes!(concat!(env!("OUT_DIR"), "/core_tools.wasm")),
     },
     Builtin {
         name: "git",
-        manifest: include_str!("../../../builtin-skills/git/SKILL.yaml"),
+        manifest: include_str!(concat!(env!("OUT_DIR"), "/git_skill/SKILL.yaml")),
+        files: GIT_SKILL_FILES,
         component: include_bytes!(concat!(env!("OUT_DIR"), "/git_skill.wasm")),
     },
     Builtin {
         name: "security-base",
-        manifest: include_str!("../../../builtin-skills/security-base/SKILL.yaml"),
+        manifest: include_str!(concat!(env!("OUT_DIR"), "/security_base/SKILL.yaml")),
+        files: SECURITY_BASE_FILES,
         component: include_bytes!(concat!(env!("OUT_DIR"), "/security_base.wasm")),
     },
 ];
@@ -38,6 +46,16 @@ const BUILTINS: &[Builtin] = &[
 /// Every built-in skill.
 pub fn all() -> &'static [Builtin] {
     BUILTINS
+}
+
+impl Builtin {
+    /// The files its manifest names besides `SKILL.yaml` (path, bytes).
+    pub fn named_files(&self) -> impl Iterator<Item = (&'static str, &'static [u8])> {
+        self.files
+            .iter()
+            .copied()
+            .filter(|(path, _)| *path != "SKILL.yaml")
+    }
 }
 
 /// The public key that signed the built-ins of this binary.

@@ -421,6 +421,12 @@ impl Manifest {
     /// Read, parse and validate the manifest at `path` (at most
     /// [`MAX_MANIFEST_BYTES`], UTF-8).
     pub fn from_file(path: &Path) -> Result<Manifest, ManifestError> {
+        Manifest::from_file_with_bytes(path).map(|(m, _)| m)
+    }
+
+    /// Like [`Manifest::from_file`], also returning the exact bytes that
+    /// were parsed (what a signature must cover).
+    pub fn from_file_with_bytes(path: &Path) -> Result<(Manifest, Vec<u8>), ManifestError> {
         let file = std::fs::File::open(path)
             .map_err(|e| ManifestError::io(path, format!("cannot read the manifest: {e}")))?;
         let mut bytes = Vec::new();
@@ -433,12 +439,13 @@ impl Manifest {
                 format!("the manifest is larger than {MAX_MANIFEST_BYTES} bytes"),
             ));
         }
-        let text = String::from_utf8(bytes).map_err(|e| {
-            let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let text = std::str::from_utf8(&bytes).map_err(|e| {
+            let valid = &bytes[..e.valid_up_to()];
             let line = 1 + valid.iter().filter(|b| **b == b'\n').count();
             ManifestError::syntax(path, Some(line), "the manifest is not valid UTF-8")
         })?;
-        Manifest::parse(&text, path)
+        let manifest = Manifest::parse(text, path)?;
+        Ok((manifest, bytes))
     }
 
     /// Read, parse and validate `dir/SKILL.yaml`.
@@ -505,6 +512,74 @@ impl Manifest {
         self.implementation
             .as_ref()
             .map(|i| self.resolve_path(skill_dir, &i.component))
+    }
+
+    /// Every file this manifest names, relative to the skill directory,
+    /// `/`-separated, sorted and unique: the component, prompt and context
+    /// files, tool schemas, security rule files and wiki templates (not
+    /// `SKILL.yaml` itself).
+    pub fn named_files(&self) -> Vec<String> {
+        let mut v: Vec<PathBuf> = Vec::new();
+        if let Some(i) = &self.implementation {
+            v.push(i.component.clone());
+        }
+        if let Some(p) = &self.prompt {
+            v.extend(p.system_prompt_file.clone());
+            v.extend(p.context_files.iter().cloned());
+        }
+        v.extend(
+            self.tools
+                .iter()
+                .filter_map(|t| t.input_schema_file.clone()),
+        );
+        if let Some(s) = &self.security_rules {
+            v.extend(s.sast_rules_file.clone());
+            v.extend(s.overrides_file.clone());
+        }
+        if let Some(w) = &self.wiki {
+            v.extend(w.sections.iter().filter_map(|s| s.template.clone()));
+            v.extend(w.diagrams.iter().map(|d| d.template.clone()));
+        }
+        let mut out: Vec<String> = v
+            .iter()
+            .map(|p| {
+                p.components()
+                    .filter_map(|c| match c {
+                        Component::Normal(part) => Some(part.to_string_lossy().into_owned()),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>()
+                    .join("/")
+            })
+            .filter(|p| !p.is_empty())
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// The files a skill's signature covers besides its component:
+    /// `SKILL.yaml` and every other file in [`Manifest::named_files`].
+    pub fn signed_files(&self) -> Vec<String> {
+        let component = self.implementation.as_ref().map(|i| {
+            i.component
+                .components()
+                .filter_map(|c| match c {
+                    Component::Normal(part) => Some(part.to_string_lossy().into_owned()),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+                .join("/")
+        });
+        let mut out: Vec<String> = self
+            .named_files()
+            .into_iter()
+            .filter(|p| Some(p) != component.as_ref())
+            .collect();
+        out.push(MANIFEST_FILE.to_string());
+        out.sort();
+        out.dedup();
+        out
     }
 
     /// Whether the skill declares `shell:exec` without an `exec` list, and so

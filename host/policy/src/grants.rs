@@ -239,6 +239,10 @@ impl Grants {
     /// Decides whether `skill` may use `permission` on `scope` now. `declared` is whether its
     /// manifest declares the permission; `detail` says what it is about to do (shown to the
     /// user and written to the audit log as the target, or the scope when `detail` is empty).
+    ///
+    /// Stored answers apply only when they were given for a manifest with the same digest as
+    /// `manifest` (see [`Grants::check_manifest`]); this form is for callers without a loaded
+    /// manifest, to which only answers stored without a digest apply.
     pub fn check(
         &self,
         skill: &str,
@@ -247,7 +251,23 @@ impl Grants {
         scope: Option<&str>,
         detail: &str,
     ) -> Verdict {
-        let decision = self.decide(skill, declared, permission, scope, detail);
+        self.check_manifest(skill, None, declared, permission, scope, detail)
+    }
+
+    /// [`Grants::check`] for a skill loaded from the `SKILL.yaml` whose hex SHA-256 is
+    /// `manifest`: a stored answer given for another manifest (or stored before answers were
+    /// bound to manifests) does not apply, so the user is asked again, and "always"/"deny"
+    /// answers are stored bound to `manifest`.
+    pub fn check_manifest(
+        &self,
+        skill: &str,
+        manifest: Option<&str>,
+        declared: bool,
+        permission: Permission,
+        scope: Option<&str>,
+        detail: &str,
+    ) -> Verdict {
+        let decision = self.decide(skill, manifest, declared, permission, scope, detail);
         let target = if detail.is_empty() {
             scope.unwrap_or_default()
         } else {
@@ -307,6 +327,7 @@ impl Grants {
     fn decide(
         &self,
         skill: &str,
+        manifest: Option<&str>,
         declared: bool,
         permission: Permission,
         scope: Option<&str>,
@@ -348,7 +369,7 @@ impl Grants {
                     permission,
                     normalise_scope(permission, scope),
                 );
-                if let Some(decided) = self.known(store, &key, scope) {
+                if let Some(decided) = self.known(store, &key, scope, manifest) {
                     return decided;
                 }
                 if self.flags.matches(skill, permission, scope) {
@@ -357,7 +378,7 @@ impl Grants {
                 // Ask, one question at a time; re-check first, since another thread may have
                 // had the same question answered while this one waited.
                 let _asking = lock(&self.asking);
-                if let Some(decided) = self.known(store, &key, scope) {
+                if let Some(decided) = self.known(store, &key, scope, manifest) {
                     return decided;
                 }
                 let request = ApprovalRequest {
@@ -373,7 +394,7 @@ impl Grants {
                     }
                     Answer::Always => {
                         if self
-                            .persist(store, skill, permission, StoredDecision::Always)
+                            .persist(store, skill, manifest, permission, StoredDecision::Always)
                             .is_err()
                         {
                             // Still granted as the user asked; kept for this process.
@@ -383,7 +404,7 @@ impl Grants {
                     }
                     Answer::Deny => {
                         if self
-                            .persist(store, skill, permission, StoredDecision::Deny)
+                            .persist(store, skill, manifest, permission, StoredDecision::Deny)
                             .is_err()
                         {
                             lock(&self.session).denied.insert(key);
@@ -400,7 +421,13 @@ impl Grants {
     }
 
     /// A decision that needs no question: stored, auto-approved, or answered this session.
-    fn known(&self, store: &Store, key: &Key, scope: Option<&str>) -> Option<Decision> {
+    fn known(
+        &self,
+        store: &Store,
+        key: &Key,
+        scope: Option<&str>,
+        manifest: Option<&str>,
+    ) -> Option<Decision> {
         let (skill, permission) = (key.0.as_str(), key.1);
         match store.grant(skill, permission) {
             Err(e) => {
@@ -412,7 +439,10 @@ impl Grants {
                     allow_flag: None,
                 });
             }
-            Ok(Some(record)) if scope_covers(permission, record.scope.as_deref(), scope) => {
+            Ok(Some(record))
+                if scope_covers(permission, record.scope.as_deref(), scope)
+                    && record.manifest_sha256.as_deref() == manifest =>
+            {
                 return Some(match record.decision {
                     StoredDecision::Always => Decision::Granted(GrantSource::Stored),
                     StoredDecision::Deny => Decision::Denied {
@@ -447,13 +477,14 @@ impl Grants {
         &self,
         store: &Store,
         skill: &str,
+        manifest: Option<&str>,
         permission: Permission,
         decision: StoredDecision,
     ) -> Result<(), StoreError> {
         let version = lock(&self.versions).get(skill).cloned();
-        let result = store.put_grant(&GrantRecord::new(
-            skill, permission, decision, None, version,
-        ));
+        let mut record = GrantRecord::new(skill, permission, decision, None, version);
+        record.manifest_sha256 = manifest.map(str::to_string);
+        let result = store.put_grant(&record);
         if let Err(e) = &result {
             // Best effort: the failure itself goes to the audit log.
             let _ = self.audit.append(AuditRecord {

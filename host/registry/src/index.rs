@@ -362,14 +362,15 @@ impl Index {
             versions_file: &vfile,
             key,
         };
-        let (manifest, digest) = check_staged(staging.path(), Some(&expected), trust, false)?;
+        let staged = check_staged(staging.path(), Some(&expected), trust, false)?;
         let dir = staging.commit(dest_dir, &rec.name)?;
         Ok(Installed {
             name: rec.name.clone(),
             version: rec.version.clone(),
             dir,
-            digest,
-            permissions: manifest_permissions(&manifest),
+            digest: staged.digest,
+            manifest_sha256: staged.manifest_sha256,
+            permissions: manifest_permissions(&staged.manifest),
         })
     }
 }

@@ -2,7 +2,7 @@
 //! the atomic commit.
 
 use std::io::Read;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use agent_manifest::{Manifest, Permission};
 use agent_trust::{PublicKey, TrustStore};
@@ -26,6 +26,8 @@ pub struct Installed {
     pub dir: PathBuf,
     /// Hex SHA-256 of the unsigned component.
     pub digest: String,
+    /// Hex SHA-256 of its `SKILL.yaml` (stored grants are bound to it).
+    pub manifest_sha256: String,
     /// What it may do, from its manifest.
     pub permissions: Vec<PermissionRef>,
 }
@@ -63,32 +65,8 @@ pub fn manifest_permissions(m: &Manifest) -> Vec<PermissionRef> {
 /// Every file a manifest names, relative to its directory: SKILL.yaml, the
 /// component, prompt and context files, tool schemas, security and wiki files.
 pub(crate) fn named_files(m: &Manifest) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = vec![PathBuf::from(agent_manifest::MANIFEST_FILE)];
-    if let Some(i) = &m.implementation {
-        v.push(i.component.clone());
-    }
-    if let Some(p) = &m.prompt {
-        v.extend(p.system_prompt_file.clone());
-        v.extend(p.context_files.iter().cloned());
-    }
-    v.extend(m.tools.iter().filter_map(|t| t.input_schema_file.clone()));
-    if let Some(s) = &m.security_rules {
-        v.extend(s.sast_rules_file.clone());
-        v.extend(s.overrides_file.clone());
-    }
-    if let Some(w) = &m.wiki {
-        v.extend(w.sections.iter().filter_map(|s| s.template.clone()));
-        v.extend(w.diagrams.iter().map(|d| d.template.clone()));
-    }
-    let mut out: Vec<PathBuf> = v
-        .into_iter()
-        .map(|p| {
-            p.components()
-                .filter(|c| matches!(c, Component::Normal(_)))
-                .collect::<PathBuf>()
-        })
-        .filter(|p| !p.as_os_str().is_empty())
-        .collect();
+    let mut out: Vec<PathBuf> = m.named_files().into_iter().map(PathBuf::from).collect();
+    out.push(PathBuf::from(agent_manifest::MANIFEST_FILE));
     out.sort();
     out.dedup();
     out
@@ -264,17 +242,27 @@ pub(crate) struct Expected<'a> {
     pub key: PublicKey,
 }
 
-/// Verifies a staged skill: manifest, component signature by a trusted key
-/// and, when `expected` is given, that everything matches the index.
-/// Returns the manifest and the component's hex digest (empty when unsigned
-/// and allowed).
+/// What [`check_staged`] verified.
+pub(crate) struct Staged {
+    pub manifest: Manifest,
+    /// Hex SHA-256 of the unsigned component.
+    pub digest: String,
+    /// Hex SHA-256 of `SKILL.yaml`.
+    pub manifest_sha256: String,
+}
+
+/// Verifies a staged skill: manifest, the signature by a trusted key over
+/// the component, `SKILL.yaml` and every file it names, and, when `expected`
+/// is given, that everything matches the index.
 pub(crate) fn check_staged(
     dir: &Path,
     expected: Option<&Expected<'_>>,
     trust: &TrustStore,
     allow_unsigned: bool,
-) -> Result<(Manifest, String), RegistryError> {
-    let manifest = Manifest::load_dir(dir)?;
+) -> Result<Staged, RegistryError> {
+    let (manifest, manifest_bytes) =
+        Manifest::from_file_with_bytes(&dir.join(agent_manifest::MANIFEST_FILE))?;
+    let manifest_sha256 = hex::encode(agent_trust::sha256(&manifest_bytes));
     let mismatch =
         |field: &str, expected: String, found: String, e: &Expected<'_>| RegistryError::Mismatch {
             field: field.into(),
@@ -368,16 +356,28 @@ pub(crate) fn check_staged(
             ));
         }
     }
+    let staged = |manifest: Manifest| Staged {
+        manifest,
+        digest: digest.clone(),
+        manifest_sha256: manifest_sha256.clone(),
+    };
     if split.block.is_none() && allow_unsigned && expected.is_none() {
-        return Ok((manifest, digest));
+        return Ok(staged(manifest));
     }
-    agent_trust::verify(&bytes, |k| trust.is_trusted(k)).map_err(|source| {
-        RegistryError::Trust {
-            file: comp_name,
-            source,
-        }
-    })?;
-    Ok((manifest, digest))
+    let trust_err = |file: String, source| RegistryError::Trust { file, source };
+    let verified = agent_trust::verify(&bytes, |k| trust.is_trusted(k))
+        .map_err(|source| trust_err(comp_name.clone(), source))?;
+    verified
+        .statement
+        .check_files(&manifest.signed_files(), |rel| {
+            if rel == agent_manifest::MANIFEST_FILE {
+                Ok(manifest_bytes.clone())
+            } else {
+                agent_trust::read_skill_file(dir, rel)
+            }
+        })
+        .map_err(|source| trust_err(agent_manifest::MANIFEST_FILE.to_string(), source))?;
+    Ok(staged(manifest))
 }
 
 /// `agent skill install ./path`: copies the files the manifest in `src`
@@ -411,15 +411,16 @@ pub fn install_from_dir(
         }
         std::fs::copy(&from, &to).map_err(|e| RegistryError::io(&from, e))?;
     }
-    let (manifest, digest) = check_staged(staging.path(), None, trust, allow_unsigned)?;
-    let name = manifest.name.clone();
+    let staged = check_staged(staging.path(), None, trust, allow_unsigned)?;
+    let name = staged.manifest.name.clone();
     let dir = staging.commit(dest_dir, &name)?;
     Ok(Installed {
-        permissions: manifest_permissions(&manifest),
+        permissions: manifest_permissions(&staged.manifest),
         name,
-        version: manifest.version,
+        version: staged.manifest.version,
         dir,
-        digest,
+        digest: staged.digest,
+        manifest_sha256: staged.manifest_sha256,
     })
 }
 

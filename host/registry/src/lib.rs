@@ -10,6 +10,7 @@ mod format;
 mod index;
 mod install;
 mod publish;
+mod resign;
 mod source;
 
 pub use error::RegistryError;
@@ -22,4 +23,5 @@ pub use install::{
     Installed, MAX_UNPACKED_BYTES, install_from_dir, install_from_git, manifest_permissions, remove,
 };
 pub use publish::{PublishRequest, VerifyReport, init, publish, verify_index};
+pub use resign::{ResignReport, Resigned, resign_index};
 pub use source::{IndexSource, MAX_FILE_BYTES, NoProgress, Progress, fetch};

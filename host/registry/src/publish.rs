@@ -99,14 +99,28 @@ pub fn publish(req: &PublishRequest) -> Result<VersionRecord, RegistryError> {
         });
     }
 
-    // Sign the component and pack the artifact.
-    let signed =
-        agent_trust::sign(&read(req.component)?, req.key.signing_key()).map_err(|source| {
-            RegistryError::Trust {
-                file: req.component.display().to_string(),
-                source,
-            }
-        })?;
+    // Sign the component, SKILL.yaml and every file it names; pack exactly those bytes.
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    for rel in manifest.signed_files() {
+        let bytes = if rel == agent_manifest::MANIFEST_FILE {
+            read(req.manifest)?
+        } else {
+            agent_trust::read_skill_file(skill_dir, &rel).map_err(|message| {
+                RegistryError::Invalid(format!(
+                    "{}: named by {} but {message}",
+                    skill_dir.join(&rel).display(),
+                    req.manifest.display()
+                ))
+            })?
+        };
+        files.push((rel, bytes));
+    }
+    let signed = agent_trust::sign(&read(req.component)?, &files, req.key.signing_key()).map_err(
+        |source| RegistryError::Trust {
+            file: req.component.display().to_string(),
+            source,
+        },
+    )?;
     let split = agent_trust::split(&signed).map_err(|source| RegistryError::Trust {
         file: req.component.display().to_string(),
         source,
@@ -118,32 +132,23 @@ pub fn publish(req: &PublishRequest) -> Result<VersionRecord, RegistryError> {
         .map(|b| hex::encode(b.signature))
         .unwrap_or_default();
     let comp_rel: PathBuf = manifest.resolve_path(Path::new(""), &implementation.component);
-    let mut builder = tar::Builder::new(flate2::write::GzEncoder::new(
-        Vec::new(),
-        flate2::Compression::default(),
-    ));
+    let mut entries: Vec<(String, Vec<u8>)> = Vec::new();
     for rel in named_files(&manifest) {
+        let name = rel.to_string_lossy().replace('\\', "/");
         let bytes = if rel == comp_rel {
             signed.clone()
-        } else if rel == Path::new(agent_manifest::MANIFEST_FILE) {
-            read(req.manifest)?
         } else {
-            read(&skill_dir.join(&rel))?
+            files
+                .iter()
+                .find(|(p, _)| *p == name)
+                .map(|(_, b)| b.clone())
+                .ok_or_else(|| {
+                    RegistryError::Invalid(format!("{name}: named by the manifest but not signed"))
+                })?
         };
-        let mut header = tar::Header::new_gnu();
-        header.set_size(bytes.len() as u64);
-        header.set_mode(0o644);
-        header.set_mtime(0);
-        header.set_entry_type(tar::EntryType::Regular);
-        let name = rel.to_string_lossy().replace('\\', "/");
-        builder
-            .append_data(&mut header, &name, bytes.as_slice())
-            .map_err(|e| RegistryError::io(&rel, e))?;
+        entries.push((name, bytes));
     }
-    let archive = builder
-        .into_inner()
-        .and_then(|gz| gz.finish())
-        .map_err(|e| RegistryError::io(root, e))?;
+    let archive = pack(&entries, root)?;
     let art_rel = format!("artifacts/{}-{}.tar.gz", manifest.name, manifest.version);
     let key_id = req.key.public().id().0;
     let now = time::OffsetDateTime::now_utc();
@@ -212,8 +217,30 @@ pub fn publish(req: &PublishRequest) -> Result<VersionRecord, RegistryError> {
     Ok(rec)
 }
 
+/// A `.tar.gz` of `entries` (path, bytes): regular files, mode 0644, mtime 0.
+pub(crate) fn pack(entries: &[(String, Vec<u8>)], root: &Path) -> Result<Vec<u8>, RegistryError> {
+    let mut builder = tar::Builder::new(flate2::write::GzEncoder::new(
+        Vec::new(),
+        flate2::Compression::default(),
+    ));
+    for (name, bytes) in entries {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(bytes.len() as u64);
+        header.set_mode(0o644);
+        header.set_mtime(0);
+        header.set_entry_type(tar::EntryType::Regular);
+        builder
+            .append_data(&mut header, name, bytes.as_slice())
+            .map_err(|e| RegistryError::io(Path::new(name), e))?;
+    }
+    builder
+        .into_inner()
+        .and_then(|gz| gz.finish())
+        .map_err(|e| RegistryError::io(root, e))
+}
+
 /// Every `skills/*/versions/*.yaml` under `root`, relative, sorted.
-fn versions_files(root: &Path) -> Result<Vec<String>, RegistryError> {
+pub(crate) fn versions_files(root: &Path) -> Result<Vec<String>, RegistryError> {
     let mut out = Vec::new();
     let skills = root.join("skills");
     let Ok(rd) = std::fs::read_dir(&skills) else {

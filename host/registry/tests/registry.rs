@@ -107,6 +107,20 @@ fn publish_noop(env: &Env) {
     env.publish(&format!("filler{n}"), "1.0.0");
 }
 
+/// `COMPONENT` signed by `key` over the skill in `dir`: SKILL.yaml and every file it names.
+fn signed_for(dir: &Path, key: &SecretKey) -> Vec<u8> {
+    let manifest = agent_manifest::Manifest::load_dir(dir).expect("manifest");
+    let files: Vec<(String, Vec<u8>)> = manifest
+        .signed_files()
+        .into_iter()
+        .map(|rel| {
+            let bytes = agent_trust::read_skill_file(dir, &rel).expect("signed file");
+            (rel, bytes)
+        })
+        .collect();
+    agent_trust::sign(COMPONENT, &files, key.signing_key()).expect("sign")
+}
+
 /// Nothing but installed skill directories in `dest` (no staging leftovers).
 fn dest_entries(dest: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dest)
@@ -491,8 +505,7 @@ fn install_from_dir_verifies_the_signature() {
     let ok = install_from_dir(&dir, &env.dest(), &env.trust, true).expect("unsigned allowed");
     assert_eq!(ok.name, "local");
     let stranger = SecretKey::generate().expect("key");
-    let signed = agent_trust::sign(COMPONENT, stranger.signing_key()).expect("sign");
-    std::fs::write(dir.join("c.wasm"), signed).expect("write");
+    std::fs::write(dir.join("c.wasm"), signed_for(&dir, &stranger)).expect("write");
     let err = install_from_dir(&dir, &env.dest(), &env.trust, true).unwrap_err();
     assert!(err.to_string().contains("do not trust"), "{err}");
     assert_eq!(dest_entries(&env.dest()), vec!["local"]);
@@ -562,8 +575,7 @@ fn git_index_and_git_skill_install() {
 
     // A skill repository: SKILL.yaml at the root, component signed.
     let repo = env.skill_dir("gitskill", "0.3.0", "permissions: []");
-    let signed = agent_trust::sign(COMPONENT, env.key.signing_key()).expect("sign");
-    std::fs::write(repo.join("c.wasm"), signed).expect("write");
+    std::fs::write(repo.join("c.wasm"), signed_for(&repo, &env.key)).expect("write");
     git(&repo, &["init", "--quiet"]);
     git(&repo, &["add", "-A"]);
     git(&repo, &["commit", "--quiet", "-m", "skill"]);
@@ -831,4 +843,72 @@ fn incompatible_agent_version_is_refused() {
         .unwrap_err();
     assert!(err.to_string().contains("requires agent >=9.0.0"), "{err}");
     assert!(!env.dest().exists());
+}
+
+/// A key rotation: `resign_index` re-signs every published version and the snapshot with a
+/// new key without changing any component's unsigned bytes; clients trusting only the new
+/// key install from it. A tampered index is refused before anything is re-signed.
+#[test]
+fn resign_index_rotates_the_key_and_refuses_a_tampered_index() {
+    let env = Env::new();
+    let old = env.publish("widget", "1.0.0");
+    let new_key = SecretKey::generate().expect("key");
+    let report = resign_index(&env.index(), &new_key, time::Duration::days(30)).expect("resign");
+    assert_eq!(report.versions.len(), 1);
+    assert_eq!(report.versions[0].old_key_id, env.key.public().id().0);
+    let rel = "skills/widget/versions/1.0.0.yaml";
+    let rec: VersionRecord =
+        serde_yaml::from_slice(&std::fs::read(env.index().join(rel)).expect("read"))
+            .expect("versions file");
+    assert_eq!(rec.component.sha256, old.component.sha256, "same component");
+    assert_eq!(rec.component.key_id, new_key.public().id().0);
+    assert_ne!(rec.artifact.sha256, old.artifact.sha256);
+    assert!(
+        env.index()
+            .join(format!("keys/{}.pub", new_key.public().id()))
+            .is_file()
+    );
+
+    // A client that trusts only the new key verifies and installs.
+    let mut trust = TrustStore::load(&env.p("trusted-new")).expect("trust");
+    trust.trust(new_key.public(), "rotated").expect("trust");
+    let report =
+        verify_index(&env.index(), Some(&trust), time::OffsetDateTime::now_utc()).expect("verify");
+    assert!(report.is_ok(), "{:?}", report.problems);
+    let idx = Index::open(
+        &IndexSource::Path(env.index()),
+        &env.p("cache-new"),
+        &trust,
+        &Seen::default(),
+        time::OffsetDateTime::now_utc(),
+        &NoProgress,
+    )
+    .expect("open");
+    let rec = idx
+        .resolve("widget", None, &Seen::default())
+        .expect("resolve");
+    let installed = idx
+        .install(
+            &rec,
+            &env.dest(),
+            &trust,
+            &Version::new(0, 1, 0),
+            &NoProgress,
+        )
+        .expect("install after rotation");
+    assert_eq!(installed.digest, old.component.sha256);
+
+    // A changed artifact is not laundered under the key: nothing is rewritten.
+    let art = env.index().join(&rec.artifact.path);
+    let mut bytes = std::fs::read(&art).expect("read");
+    let last = bytes.len() - 5;
+    bytes[last] ^= 0xff;
+    std::fs::write(&art, &bytes).expect("write");
+    let snapshot = std::fs::read(env.index().join("snapshot.yaml")).expect("snapshot");
+    let err = resign_index(&env.index(), &new_key, time::Duration::days(30)).unwrap_err();
+    assert!(err.to_string().contains("widget-1.0.0.tar.gz"), "{err}");
+    assert_eq!(
+        std::fs::read(env.index().join("snapshot.yaml")).expect("snapshot"),
+        snapshot
+    );
 }

@@ -9,7 +9,7 @@ use agent_policy::{Grants, Verdict};
 
 use crate::{Access, AccessRequest, Authorizer};
 
-type Key = (String, Permission, Option<String>);
+type Key = (String, String, Permission, Option<String>);
 
 /// Decides through [`Grants`], remembering each decision for the rest of
 /// the process so that a skill called many times is asked (and audited)
@@ -46,6 +46,7 @@ impl Authorizer for GrantsAuthorizer {
     fn check(&self, r: &AccessRequest<'_>) -> Access {
         let key = (
             r.skill.to_string(),
+            r.manifest.to_string(),
             r.permission,
             r.scope.map(str::to_string),
         );
@@ -57,10 +58,14 @@ impl Authorizer for GrantsAuthorizer {
         {
             return access.clone();
         }
-        let access = match self
-            .grants
-            .check(r.skill, r.declared, r.permission, r.scope, r.detail)
-        {
+        let access = match self.grants.check_manifest(
+            r.skill,
+            Some(r.manifest),
+            r.declared,
+            r.permission,
+            r.scope,
+            r.detail,
+        ) {
             Verdict::Granted { .. } => Access::Granted,
             Verdict::Denied { reason } => Access::Denied(reason),
         };

@@ -173,6 +173,7 @@ impl Runtime {
             }
             let access = ctx.authorizer.check(&crate::AccessRequest {
                 skill: &scope.name,
+                manifest: &scope.manifest_digest,
                 permission: perm,
                 declared: true,
                 scope: None,
@@ -224,6 +225,7 @@ impl Runtime {
                 };
                 let access = ctx.authorizer.check(&crate::AccessRequest {
                     skill: &scope.name,
+                    manifest: &scope.manifest_digest,
                     permission: Permission::EnvRead,
                     declared: true,
                     scope: Some(name),

@@ -60,6 +60,9 @@ pub use state::{CallContext, FileAccess, GUEST_PROJECT_ROOT, LogLine, ProjectInf
 pub struct AccessRequest<'a> {
     /// The skill asking.
     pub skill: &'a str,
+    /// Hex SHA-256 of the `SKILL.yaml` it was loaded from: stored grants
+    /// apply only to the manifest they were given for.
+    pub manifest: &'a str,
     /// The permission.
     pub permission: Permission,
     /// Whether the manifest declares it.

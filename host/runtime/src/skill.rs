@@ -55,8 +55,14 @@ impl Origin {
 pub struct SkillPackage {
     /// The parsed manifest.
     pub manifest: Manifest,
+    /// The exact `SKILL.yaml` bytes `manifest` was parsed from (what the
+    /// signature covers and stored grants are bound to).
+    pub manifest_bytes: Arc<[u8]>,
     /// The skill's directory (`None` for built-ins).
     pub dir: Option<PathBuf>,
+    /// The files the manifest names, for a skill without a directory
+    /// (built-ins): path relative to the skill, bytes.
+    pub embedded: Vec<(String, Arc<[u8]>)>,
     /// The component bytes (`None` for a prompt-only skill).
     pub component: Option<Arc<[u8]>>,
     /// Where it was found.
@@ -70,7 +76,9 @@ impl SkillPackage {
     /// A manifest error naming file, field and line, or a read error naming
     /// the component file.
     pub fn from_dir(dir: &Path, origin: Origin) -> Result<SkillPackage, LoadError> {
-        let manifest = Manifest::load_dir(dir).map_err(LoadError::Manifest)?;
+        let (manifest, manifest_bytes) =
+            Manifest::from_file_with_bytes(&dir.join(agent_manifest::MANIFEST_FILE))
+                .map_err(LoadError::Manifest)?;
         let component = match &manifest.implementation {
             Some(imp) => {
                 let path = dir.join(&imp.component);
@@ -85,10 +93,60 @@ impl SkillPackage {
         };
         Ok(SkillPackage {
             manifest,
+            manifest_bytes: Arc::from(manifest_bytes),
             dir: Some(dir.to_path_buf()),
+            embedded: Vec::new(),
             component,
             origin,
         })
+    }
+
+    /// A skill held in memory (the built-ins): its `SKILL.yaml` text, the
+    /// files it names and its component. `label` names it in errors.
+    ///
+    /// # Errors
+    /// A manifest error naming `label`.
+    pub fn in_memory(
+        label: &str,
+        manifest_text: &str,
+        embedded: Vec<(String, Arc<[u8]>)>,
+        component: Option<Arc<[u8]>>,
+        origin: Origin,
+    ) -> Result<SkillPackage, LoadError> {
+        let manifest =
+            Manifest::parse(manifest_text, Path::new(label)).map_err(LoadError::Manifest)?;
+        Ok(SkillPackage {
+            manifest,
+            manifest_bytes: Arc::from(manifest_text.as_bytes()),
+            dir: None,
+            embedded,
+            component,
+            origin,
+        })
+    }
+
+    /// Hex SHA-256 of the manifest bytes.
+    pub fn manifest_digest(&self) -> String {
+        hex::encode(agent_trust::sha256(&self.manifest_bytes))
+    }
+
+    /// The current bytes of a file of this skill (`path` relative to it),
+    /// for signature checks: `SKILL.yaml` is the parsed bytes; other files
+    /// come from the directory (no symbolic links, regular files only) or,
+    /// for built-ins, from memory.
+    fn signed_file(&self, path: &str) -> Result<Vec<u8>, String> {
+        if path == agent_manifest::MANIFEST_FILE {
+            return Ok(self.manifest_bytes.to_vec());
+        }
+        match &self.dir {
+            Some(dir) => agent_trust::read_skill_file(dir, path),
+            None => self
+                .embedded
+                .iter()
+                .find(|(p, _)| p == path)
+                .map(|(_, b)| b.to_vec())
+                .ok_or_else(|| "is not embedded in the binary".to_string()),
+        }
     }
 }
 
@@ -201,6 +259,9 @@ pub struct Skill {
     pub signer: Signer,
     /// Hex SHA-256 of the component's unsigned bytes.
     pub digest: Option<String>,
+    /// Hex SHA-256 of the `SKILL.yaml` bytes it was loaded from; stored
+    /// grants apply only to this manifest.
+    pub manifest_digest: String,
     /// Imports and exports (when it has a component).
     pub info: Option<ComponentInfo>,
     /// Whether the compiled artifact came from the cache.
@@ -254,6 +315,12 @@ pub(crate) fn check_signature(
     let trusted = |k: &PublicKey| builtin_key.as_ref() == Some(k) || trust.store.is_trusted(k);
     match agent_trust::verify(bytes, trusted) {
         Ok(v) => {
+            v.statement
+                .check_files(&pkg.manifest.signed_files(), |p| pkg.signed_file(p))
+                .map_err(|source| LoadError::Signature {
+                    skill: name.clone(),
+                    source,
+                })?;
             let signer = if builtin_key.is_some_and(|b| b.id() == v.key_id) {
                 Signer::Builtin(v.key_id.to_string())
             } else {
@@ -293,6 +360,7 @@ impl Runtime {
     /// # Errors
     /// A [`LoadError`] naming the skill and what to do.
     pub fn load(&self, pkg: SkillPackage, trust: &TrustPolicy) -> Result<Skill, LoadError> {
+        let manifest_digest = pkg.manifest_digest();
         let scope = Arc::new(SkillScope {
             name: pkg.manifest.name.clone(),
             permissions: pkg.manifest.permissions.clone(),
@@ -300,6 +368,7 @@ impl Runtime {
             hosts: pkg.manifest.hosts.clone(),
             env: pkg.manifest.env.clone(),
             exec_timeout: pkg.manifest.exec_timeout,
+            manifest_digest: manifest_digest.clone(),
         });
         let Some(bytes) = pkg.component.clone() else {
             let needs: Vec<String> = pkg
@@ -328,6 +397,7 @@ impl Runtime {
                 dir: pkg.dir,
                 signer: Signer::NoComponent,
                 digest: None,
+                manifest_digest,
                 info: None,
                 cache: None,
                 scope,
@@ -394,6 +464,7 @@ impl Runtime {
             dir: pkg.dir,
             signer: sig.signer,
             digest: Some(digest_hex),
+            manifest_digest,
             info: Some(info),
             cache: Some(outcome),
             scope,

@@ -127,6 +127,8 @@ pub struct SkillScope {
     pub env: Vec<String>,
     /// `exec_timeout`: each program's time limit, when the manifest sets it.
     pub exec_timeout: Option<std::time::Duration>,
+    /// Hex SHA-256 of the `SKILL.yaml` it was loaded from.
+    pub manifest_digest: String,
 }
 
 impl SkillScope {
@@ -214,6 +216,7 @@ impl HostState {
     pub(crate) fn authorize(&self, perm: Permission, scope: Option<&str>, detail: &str) -> Access {
         self.ctx.authorizer.check(&AccessRequest {
             skill: &self.skill.name,
+            manifest: &self.skill.manifest_digest,
             permission: perm,
             declared: self.skill.declares(perm),
             scope,

@@ -4,7 +4,6 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use agent_manifest::Manifest;
 use agent_runtime::{
     Access, AccessRequest, Authorizer, CallContext, Limits, Origin, Runtime, SkillPackage,
     TrustPolicy,
@@ -88,24 +87,25 @@ fn security_base(runtime: &Runtime) -> agent_runtime::Skill {
         .iter()
         .find(|b| b.name == "security-base")
         .expect("security-base is built in");
-    let manifest = Manifest::parse(b.manifest, Path::new("<built-in>/SKILL.yaml")).unwrap();
+    let files = b
+        .named_files()
+        .map(|(p, bytes)| (p.to_string(), Arc::from(bytes)))
+        .collect();
+    let pkg = SkillPackage::in_memory(
+        "<built-in>/SKILL.yaml",
+        b.manifest,
+        files,
+        Some(Arc::from(b.component)),
+        Origin::Builtin,
+    )
+    .unwrap();
     let keys = tempfile::tempdir().unwrap();
     let trust = TrustPolicy {
         store: agent_trust::TrustStore::load(keys.path()).unwrap(),
         builtin_key: Some(agent_builtins::public_key().unwrap()),
         allow_unsigned: false,
     };
-    runtime
-        .load(
-            SkillPackage {
-                manifest,
-                dir: None,
-                component: Some(Arc::from(b.component)),
-                origin: Origin::Builtin,
-            },
-            &trust,
-        )
-        .unwrap()
+    runtime.load(pkg, &trust).unwrap()
 }
 
 #[test]

@@ -45,6 +45,11 @@ pub struct GrantRecord {
     /// The skill's version when the decision was made, if known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skill_version: Option<String>,
+    /// Hex SHA-256 of the `SKILL.yaml` the decision was made for. A record
+    /// applies only to a skill loaded from that exact manifest; records from
+    /// before this field existed (`None`) apply to no loaded skill.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub manifest_sha256: Option<String>,
 }
 
 impl GrantRecord {
@@ -63,7 +68,14 @@ impl GrantRecord {
             scope,
             at: now_rfc3339(),
             skill_version,
+            manifest_sha256: None,
         }
+    }
+
+    /// The same record, bound to the manifest with this hex SHA-256.
+    pub fn for_manifest(mut self, manifest_sha256: impl Into<String>) -> GrantRecord {
+        self.manifest_sha256 = Some(manifest_sha256.into());
+        self
     }
 }
 
@@ -308,6 +320,7 @@ mod tests {
             scope: Some("git".into()),
             at: "2026-01-02T03:04:05Z".into(),
             skill_version: None,
+            manifest_sha256: None,
         };
         assert_eq!(
             serde_json::to_string(&r).unwrap(),

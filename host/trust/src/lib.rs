@@ -7,11 +7,13 @@
 
 pub mod keys;
 pub mod signature;
+pub mod statement;
 
 use std::path::{Path, PathBuf};
 
 pub use keys::{KeyId, PublicKey, SecretKey, TrustStore, TrustedKey};
 pub use signature::{SignatureBlock, Verified, sign, split, verify};
+pub use statement::{SignedFile, Statement, read_skill_file};
 
 /// A SHA-256 digest.
 pub type Digest = [u8; 32];
@@ -45,6 +47,32 @@ pub enum TrustError {
     BadSignature {
         /// The key id named in the signature block.
         key_id: KeyId,
+    },
+    /// Signed in agent 0.1.0's format, which covers the component only.
+    #[error(
+        "it was signed (key {key_id}) in the old format of agent 0.1.0, which does not cover SKILL.yaml or the files it names; re-install it (`agent skill install SOURCE`) or re-sign it (`agent skill sign DIR --key FILE`)"
+    )]
+    LegacyFormat {
+        /// The signer's key id.
+        key_id: KeyId,
+    },
+    /// A file the signature covers changed (or is gone).
+    #[error(
+        "{path} changed after it was signed ({now}); re-install the skill (`agent skill install SOURCE`) or re-sign it with `agent skill sign DIR --key FILE`"
+    )]
+    FileChanged {
+        /// The file, relative to the skill directory.
+        path: String,
+        /// What is wrong with it now.
+        now: String,
+    },
+    /// The manifest names a file the signature does not cover.
+    #[error(
+        "SKILL.yaml names {path}, which the signature does not cover; re-sign the skill with `agent skill sign DIR --key FILE`"
+    )]
+    NotCovered {
+        /// The file, relative to the skill directory.
+        path: String,
     },
     /// Not a wasm binary, or a broken signature section.
     #[error("malformed component: {0}")]
