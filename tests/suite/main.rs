@@ -24,8 +24,8 @@
 mod budgets;
 mod common;
 mod exec_guards;
-mod git_config;
 mod fs_guard;
+mod git_config;
 mod hooks;
 mod http;
 mod manifest_signing;

@@ -188,8 +188,7 @@ impl RuleSet {
                         deadline: Some(Instant::now() + self.query_time),
                         ..agent_syntax::Bounds::default()
                     };
-                    let matches = match agent_syntax::query_bounded(lang, content, query, &bounds)
-                    {
+                    let matches = match agent_syntax::query_bounded(lang, content, query, &bounds) {
                         Ok(m) => m,
                         Err(e) => {
                             let bad_query = matches!(e, agent_syntax::SyntaxError::BadQuery { .. })

@@ -129,7 +129,9 @@ fn a_hostile_tree_sitter_rule_is_stopped_at_its_time_limit_and_reported() {
         None,
     );
     s.query_time = std::time::Duration::from_millis(300);
-    let source: String = (0..240).map(|i| format!("value_{i} = call_{i}(a, b, c)\n")).collect();
+    let source: String = (0..240)
+        .map(|i| format!("value_{i} = call_{i}(a, b, c)\n"))
+        .collect();
     let started = std::time::Instant::now();
     let (found, errs) = s.scan("slow.py", Some("python"), &source);
     let took = started.elapsed();
