@@ -669,8 +669,8 @@ async fn a_directory_swapped_for_a_symlink_into_git_mid_change_changes_nothing_t
     let [iterations, made, read_only, _other] = numbers(&planted)[..] else {
         panic!("unexpected report: {planted}");
     };
-    assert!(numbers(&swapped)[0] > 100, "too few swaps: {swapped}");
-    assert!(iterations > 100, "too few iterations: {planted}");
+    assert!(numbers(&swapped)[0] > 0, "no swaps: {swapped}");
+    assert!(iterations > 0, "no iterations: {planted}");
     assert!(
         made > 0,
         "nothing was ever made below the real x: {planted}"

@@ -463,6 +463,52 @@ pub fn open_regular(path: &Path) -> io::Result<std::fs::File> {
 mod tests {
     use super::split;
 
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn changes_act_on_the_pinned_parent_and_never_through_the_last_component() {
+        use std::os::fd::AsFd;
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let root = std::fs::File::open(tmp.path()).expect("root");
+        let root = root.as_fd();
+        std::fs::create_dir_all(tmp.path().join("real/sub")).expect("mkdir");
+        std::fs::create_dir(tmp.path().join("protected")).expect("mkdir");
+        std::fs::write(tmp.path().join("protected/f"), "keep").expect("write");
+        std::os::unix::fs::symlink("protected", tmp.path().join("link")).expect("symlink");
+        use rustix::io::Errno;
+        let errno = |r: std::io::Result<()>| Errno::from_io_error(&r.expect_err("must fail"));
+        let e = |p: &str| super::entry(root, p).expect("entry");
+
+        // `.` and `..` are never acted on.
+        assert_eq!(errno(super::mkdir(&e("real/."))), Some(Errno::EXIST));
+        assert_eq!(errno(super::rmdir(&e("real/sub/.."))), Some(Errno::INVAL));
+        assert_eq!(errno(super::unlink(&e("."))), Some(Errno::ISDIR));
+        assert!(tmp.path().join("real/sub").is_dir());
+        // A symlink in the last component is acted on itself, not followed.
+        assert_eq!(errno(super::rmdir(&e("link"))), Some(Errno::NOTDIR));
+        assert_eq!(errno(super::unlink(&e("link/"))), Some(Errno::NOTDIR));
+        let epoch = rustix::fs::Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        let times = rustix::fs::Timestamps {
+            last_access: epoch,
+            last_modification: epoch,
+        };
+        let before = std::fs::metadata(tmp.path().join("protected")).expect("stat");
+        assert_eq!(
+            errno(super::set_times_nofollow(&e("link/"), &times)),
+            Some(Errno::NOTDIR)
+        );
+        super::set_times_nofollow(&e("link"), &times).expect("the symlink's own times");
+        let after = std::fs::metadata(tmp.path().join("protected")).expect("stat");
+        assert_eq!(before.modified().ok(), after.modified().ok());
+        super::unlink(&e("link")).expect("unlink the symlink");
+        assert_eq!(
+            std::fs::read_to_string(tmp.path().join("protected/f")).expect("kept"),
+            "keep"
+        );
+    }
+
     #[test]
     fn split_names_the_last_component() {
         assert_eq!(split("a/b"), Some(("a", "b")));

@@ -81,10 +81,7 @@ fn timestamps(atim: types::NewTimestamp, mtim: types::NewTimestamp) -> FsResult<
                 .as_secs()
                 .try_into()
                 .map_err(|_| ErrorCode::Overflow)?,
-            tv_nsec: since_epoch
-                .subsec_nanos()
-                .try_into()
-                .map_err(|_| ErrorCode::Overflow)?,
+            tv_nsec: since_epoch.subsec_nanos().into(),
         })
     }
     Ok(Timestamps {
