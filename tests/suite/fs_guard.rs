@@ -575,3 +575,131 @@ async fn the_agents_own_directories_are_masked_when_the_project_is_home() {
         ]
     );
 }
+
+/// Every entry below `dir` and `dir` itself (symlinks not followed): path,
+/// type, size, modification time, mode, link target, a hash of the contents.
+fn snapshot(dir: &Path) -> Vec<String> {
+    use std::hash::{Hash, Hasher};
+    use std::os::unix::fs::PermissionsExt;
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(path) = todo.pop() {
+        let meta = path.symlink_metadata().expect("lstat");
+        let what = if meta.is_dir() {
+            for entry in std::fs::read_dir(&path).expect("listing") {
+                todo.push(entry.expect("entry").path());
+            }
+            "directory".to_string()
+        } else if meta.is_symlink() {
+            let target = std::fs::read_link(&path).expect("readlink");
+            format!("symlink -> {}", target.display())
+        } else {
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            std::fs::read(&path).expect("contents").hash(&mut hasher);
+            format!("file of {} bytes, hash {:x}", meta.len(), hasher.finish())
+        };
+        out.push(format!(
+            "{}: {what}, modified {:?}, mode {:o}",
+            path.display(),
+            meta.modified().expect("mtime"),
+            meta.permissions().mode()
+        ));
+    }
+    out.sort();
+    out
+}
+
+/// The numbers in a tool's report, in order.
+fn numbers(report: &str) -> Vec<u64> {
+    report
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|n| n.parse().ok())
+        .collect()
+}
+
+// The race a check-then-act guard loses: one instance swaps `/project/x`,
+// for 3 s, between a real directory and a symlink to `.git/hooks` or
+// `.agent/skills` (symlinks inside the mount are allowed), while a second
+// instance, in parallel, renames a hook onto `x/pre-commit`, makes
+// directories, hard links and symlinks below `x`, re-times, removes and
+// moves out `x/*.sample`. A change checked while `x` was the directory and
+// made after it became the symlink would land in `.git/hooks`: the guard
+// makes every change on the directory handle its check pinned, so it lands
+// in the real directory or is refused (and audited) — never in `.git` or
+// `.agent/skills`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_directory_swapped_for_a_symlink_into_git_mid_change_changes_nothing_there() {
+    let h = Arc::new(Harness::new(&["file:write"]));
+    let project = h.project().to_path_buf();
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&project)
+        .status()
+        .expect("git init");
+    assert!(git.success());
+    for sample in ["pre-push.sample", "pre-rebase.sample", "update.sample"] {
+        assert!(
+            project.join(".git/hooks").join(sample).is_file(),
+            "{sample}"
+        );
+    }
+    std::fs::create_dir_all(project.join(".agent/skills")).expect("mkdir");
+    std::fs::write(project.join(".agent/skills/README"), "kept").expect("write");
+    std::fs::create_dir(project.join("x.d")).expect("mkdir");
+    let (git_before, skills_before) = (
+        snapshot(&project.join(".git")),
+        snapshot(&project.join(".agent")),
+    );
+    let swapper = load(&h, "racer-swap");
+    let planter = load(&h, "racer-plant");
+
+    let run = |skill: Skill, tool: &'static str| {
+        let h = h.clone();
+        tokio::spawn(async move { h.call_ok(&skill, tool, json!({"ms": 3000})).await })
+    };
+    let (swapped, planted) = (run(swapper, "race-swap"), run(planter, "race-plant"));
+    let (swapped, planted) = (
+        swapped.await.expect("the swapper"),
+        planted.await.expect("the planter"),
+    );
+    println!("race-swap: {swapped}\nrace-plant: {planted}");
+
+    // Both sides of the race happened: changes made in the real directory
+    // and changes refused because `x` led into `.git` or `.agent/skills`.
+    let [iterations, made, read_only, _other] = numbers(&planted)[..] else {
+        panic!("unexpected report: {planted}");
+    };
+    assert!(numbers(&swapped)[0] > 0, "no swaps: {swapped}");
+    assert!(iterations > 0, "no iterations: {planted}");
+    assert!(
+        made > 0,
+        "nothing was ever made below the real x: {planted}"
+    );
+    assert!(read_only > 0, "x never led into .git at a check: {planted}");
+    assert!(project.join("x.d/pre-commit").is_file());
+
+    // Nothing in `.git` or `.agent` changed, not even a time stamp.
+    assert!(!project.join(".git/hooks/pre-commit").exists());
+    assert!(!project.join(".agent/skills/pre-commit").exists());
+    assert_eq!(snapshot(&project.join(".git")), git_before, ".git changed");
+    assert_eq!(
+        snapshot(&project.join(".agent")),
+        skills_before,
+        ".agent changed"
+    );
+
+    // Each refusal was audited, as git metadata or the skills directory.
+    let refusals = denials(&h, "racer-plant");
+    assert_eq!(refusals.len() as u64, read_only);
+    for (capability, target, decision) in &refusals {
+        assert_eq!(capability, "file:write");
+        let expected = if target.starts_with("/project/.git/hooks/") {
+            format!("denied: {target} {GIT_DENIED}")
+        } else {
+            assert!(target.starts_with("/project/.agent/skills/"), "{target}");
+            format!("denied: {target} {SKILLS_DENIED}")
+        };
+        assert_eq!(decision, &expected);
+    }
+    assert_eq!(denials(&h, "racer-swap"), vec![]);
+}

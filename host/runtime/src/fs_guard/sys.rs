@@ -36,6 +36,8 @@ pub(crate) struct Entry {
     pub(crate) name: String,
     /// `parent`'s real path joined with `name`.
     pub(crate) real: PathBuf,
+    /// The path ended in `/`: it names a directory.
+    pub(crate) dir_only: bool,
 }
 
 /// Splits `path` into its parent (`.` when none) and last component.
@@ -59,7 +61,8 @@ mod imp {
     use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
     use std::path::PathBuf;
 
-    use rustix::fs::{FileType, Mode, OFlags, ResolveFlags};
+    use rustix::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags, Timestamps};
+    use rustix::io::Errno;
 
     use super::{Entry, Kind, Resolved, split};
 
@@ -137,6 +140,7 @@ mod imp {
                     parent,
                     name: name.to_string(),
                     real,
+                    dir_only: path.ends_with('/'),
                 })
             }
             None => {
@@ -146,6 +150,7 @@ mod imp {
                     parent: fd,
                     name: String::new(),
                     real,
+                    dir_only: true,
                 })
             }
         }
@@ -216,6 +221,135 @@ mod imp {
         Ok((std::fs::File::from(fd), kind))
     }
 
+    // Changes, each made on the entry's pinned parent with its last
+    // component only: no path is resolved again between the guard's check
+    // and the change, and a symlink in the last component is never
+    // followed. `.` and `..` (an empty name) are never acted on.
+
+    /// The name to act on; for `.` and `..` the error `dot` (the kernel's
+    /// for that operation on `.`).
+    fn last(entry: &Entry, dot: Errno) -> io::Result<&str> {
+        if entry.name.is_empty() {
+            return Err(dot.into());
+        }
+        Ok(&entry.name)
+    }
+
+    /// Whether `name` in `dir` is a directory itself (not followed).
+    fn is_dir(dir: BorrowedFd<'_>, name: &str) -> io::Result<bool> {
+        let st = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)?;
+        Ok(FileType::from_raw_mode(st.st_mode) == FileType::Directory)
+    }
+
+    /// A path ending in `/` must name a directory (ENOTDIR otherwise).
+    fn dir_if_slashed(entry: &Entry, name: &str) -> io::Result<()> {
+        if entry.dir_only && !is_dir(entry.parent.as_fd(), name)? {
+            return Err(Errno::NOTDIR.into());
+        }
+        Ok(())
+    }
+
+    /// A new link or symlink cannot have a name ending in `/`: EEXIST when
+    /// something is there, ENOENT otherwise.
+    fn no_slash_for_new(entry: &Entry, name: &str) -> io::Result<()> {
+        if entry.dir_only {
+            let exists = rustix::fs::statat(&entry.parent, name, AtFlags::SYMLINK_NOFOLLOW);
+            return Err(exists.map_or_else(|e| e, |_| Errno::EXIST).into());
+        }
+        Ok(())
+    }
+
+    /// `mkdirat` (mode 0777, as wasmtime-wasi).
+    pub(crate) fn mkdir(entry: &Entry) -> io::Result<()> {
+        let name = last(entry, Errno::EXIST)?;
+        let mode = Mode::from_raw_mode(0o777);
+        Ok(rustix::fs::mkdirat(&entry.parent, name, mode)?)
+    }
+
+    /// `unlinkat(AT_REMOVEDIR)`.
+    pub(crate) fn rmdir(entry: &Entry) -> io::Result<()> {
+        let name = last(entry, Errno::INVAL)?;
+        Ok(rustix::fs::unlinkat(
+            &entry.parent,
+            name,
+            AtFlags::REMOVEDIR,
+        )?)
+    }
+
+    /// `unlinkat` of a file or symlink.
+    pub(crate) fn unlink(entry: &Entry) -> io::Result<()> {
+        let name = last(entry, Errno::ISDIR)?;
+        dir_if_slashed(entry, name)?;
+        Ok(rustix::fs::unlinkat(&entry.parent, name, AtFlags::empty())?)
+    }
+
+    /// `renameat`; a `/` at the end of either path asks for a directory.
+    pub(crate) fn rename(old: &Entry, new: &Entry) -> io::Result<()> {
+        let old_name = last(old, Errno::BUSY)?;
+        let new_name = last(new, Errno::BUSY)?;
+        if (old.dir_only || new.dir_only) && !is_dir(old.parent.as_fd(), old_name)? {
+            return Err(Errno::NOTDIR.into());
+        }
+        Ok(rustix::fs::renameat(
+            &old.parent,
+            old_name,
+            &new.parent,
+            new_name,
+        )?)
+    }
+
+    /// `linkat` without following `old`.
+    pub(crate) fn link(old: &Entry, new: &Entry) -> io::Result<()> {
+        let old_name = last(old, Errno::PERM)?;
+        let new_name = last(new, Errno::EXIST)?;
+        dir_if_slashed(old, old_name)?;
+        no_slash_for_new(new, new_name)?;
+        Ok(rustix::fs::linkat(
+            &old.parent,
+            old_name,
+            &new.parent,
+            new_name,
+            AtFlags::empty(),
+        )?)
+    }
+
+    /// `symlinkat(target, parent, name)`.
+    pub(crate) fn symlink(target: &str, link: &Entry) -> io::Result<()> {
+        let name = last(link, Errno::EXIST)?;
+        no_slash_for_new(link, name)?;
+        Ok(rustix::fs::symlinkat(target, &link.parent, name)?)
+    }
+
+    /// `utimensat(AT_SYMLINK_NOFOLLOW)` on the entry itself (a symlink's
+    /// own times); for `.` and `..` the pinned directory.
+    pub(crate) fn set_times_nofollow(entry: &Entry, times: &Timestamps) -> io::Result<()> {
+        if entry.name.is_empty() {
+            return set_times_pinned(entry.parent.as_fd(), times);
+        }
+        dir_if_slashed(entry, &entry.name)?;
+        let flags = AtFlags::SYMLINK_NOFOLLOW;
+        Ok(rustix::fs::utimensat(
+            &entry.parent,
+            entry.name.as_str(),
+            times,
+            flags,
+        )?)
+    }
+
+    /// `utimensat` on what `fd` (an `O_PATH` handle) pins, through its
+    /// `/proc/self/fd` link, as cap-std does for `O_PATH` handles.
+    pub(crate) fn set_times_pinned(fd: BorrowedFd<'_>, times: &Timestamps) -> io::Result<()> {
+        use std::os::fd::AsRawFd;
+        let proc = format!("/proc/self/fd/{}", fd.as_raw_fd());
+        let cwd = rustix::fs::CWD;
+        Ok(rustix::fs::utimensat(
+            cwd,
+            proc.as_str(),
+            times,
+            AtFlags::empty(),
+        )?)
+    }
+
     /// Opens `path` for reading only if it is a regular file, without
     /// blocking on a FIFO or device.
     pub(crate) fn open_regular(path: &std::path::Path) -> io::Result<std::fs::File> {
@@ -240,6 +374,8 @@ mod imp {
     use std::io;
     use std::os::fd::BorrowedFd;
     use std::path::PathBuf;
+
+    use rustix::fs::Timestamps;
 
     use super::{Entry, Resolved};
 
@@ -270,6 +406,30 @@ mod imp {
     ) -> io::Result<(std::fs::File, super::Kind)> {
         Err(unsupported())
     }
+    pub(crate) fn mkdir(_: &Entry) -> io::Result<()> {
+        Err(unsupported())
+    }
+    pub(crate) fn rmdir(_: &Entry) -> io::Result<()> {
+        Err(unsupported())
+    }
+    pub(crate) fn unlink(_: &Entry) -> io::Result<()> {
+        Err(unsupported())
+    }
+    pub(crate) fn rename(_: &Entry, _: &Entry) -> io::Result<()> {
+        Err(unsupported())
+    }
+    pub(crate) fn link(_: &Entry, _: &Entry) -> io::Result<()> {
+        Err(unsupported())
+    }
+    pub(crate) fn symlink(_: &str, _: &Entry) -> io::Result<()> {
+        Err(unsupported())
+    }
+    pub(crate) fn set_times_nofollow(_: &Entry, _: &Timestamps) -> io::Result<()> {
+        Err(unsupported())
+    }
+    pub(crate) fn set_times_pinned(_: BorrowedFd<'_>, _: &Timestamps) -> io::Result<()> {
+        Err(unsupported())
+    }
     pub(crate) fn open_regular(path: &std::path::Path) -> io::Result<std::fs::File> {
         let f = std::fs::File::open(path)?;
         if f.metadata()?.is_file() {
@@ -283,7 +443,10 @@ mod imp {
     }
 }
 
-pub(crate) use imp::{create, entry, fd_path, reopen, resolve};
+pub(crate) use imp::{
+    create, entry, fd_path, link, mkdir, rename, reopen, resolve, rmdir, set_times_nofollow,
+    set_times_pinned, symlink, unlink,
+};
 
 /// Opens `path` for reading only if it is a regular file: a FIFO, socket or
 /// device in its place is refused without blocking (Linux: `O_NONBLOCK`,
@@ -299,6 +462,52 @@ pub fn open_regular(path: &Path) -> io::Result<std::fs::File> {
 #[cfg(test)]
 mod tests {
     use super::split;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn changes_act_on_the_pinned_parent_and_never_through_the_last_component() {
+        use std::os::fd::AsFd;
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let root = std::fs::File::open(tmp.path()).expect("root");
+        let root = root.as_fd();
+        std::fs::create_dir_all(tmp.path().join("real/sub")).expect("mkdir");
+        std::fs::create_dir(tmp.path().join("protected")).expect("mkdir");
+        std::fs::write(tmp.path().join("protected/f"), "keep").expect("write");
+        std::os::unix::fs::symlink("protected", tmp.path().join("link")).expect("symlink");
+        use rustix::io::Errno;
+        let errno = |r: std::io::Result<()>| Errno::from_io_error(&r.expect_err("must fail"));
+        let e = |p: &str| super::entry(root, p).expect("entry");
+
+        // `.` and `..` are never acted on.
+        assert_eq!(errno(super::mkdir(&e("real/."))), Some(Errno::EXIST));
+        assert_eq!(errno(super::rmdir(&e("real/sub/.."))), Some(Errno::INVAL));
+        assert_eq!(errno(super::unlink(&e("."))), Some(Errno::ISDIR));
+        assert!(tmp.path().join("real/sub").is_dir());
+        // A symlink in the last component is acted on itself, not followed.
+        assert_eq!(errno(super::rmdir(&e("link"))), Some(Errno::NOTDIR));
+        assert_eq!(errno(super::unlink(&e("link/"))), Some(Errno::NOTDIR));
+        let epoch = rustix::fs::Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        let times = rustix::fs::Timestamps {
+            last_access: epoch,
+            last_modification: epoch,
+        };
+        let before = std::fs::metadata(tmp.path().join("protected")).expect("stat");
+        assert_eq!(
+            errno(super::set_times_nofollow(&e("link/"), &times)),
+            Some(Errno::NOTDIR)
+        );
+        super::set_times_nofollow(&e("link"), &times).expect("the symlink's own times");
+        let after = std::fs::metadata(tmp.path().join("protected")).expect("stat");
+        assert_eq!(before.modified().ok(), after.modified().ok());
+        super::unlink(&e("link")).expect("unlink the symlink");
+        assert_eq!(
+            std::fs::read_to_string(tmp.path().join("protected/f")).expect("kept"),
+            "keep"
+        );
+    }
 
     #[test]
     fn split_names_the_last_component() {

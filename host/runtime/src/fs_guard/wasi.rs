@@ -1,9 +1,16 @@
 //! `wasi:filesystem/types` for skills: wasmtime-wasi's implementation with
-//! the guard's checks in front of every call that names a path, and opens
-//! done by the guard itself (so what was checked is what is opened).
+//! the guard's checks in front of every call that names a path. Opens and
+//! changes (create-directory, rename, unlink, remove-directory, link,
+//! symlink, set-times) are done by the guard itself on the handles its
+//! check pinned, so what was checked is what is changed: nothing resolves
+//! the path again, and a directory swapped for a symlink after the check
+//! changes nothing.
 
 use std::os::fd::AsFd;
 use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rustix::fs::{Timespec, Timestamps};
 
 use wasmtime::component::{HasData, Resource};
 use wasmtime_wasi::OpenMode;
@@ -36,8 +43,51 @@ pub(crate) struct GuardedFsView<'a> {
     pub(crate) guard: &'a FsGuard,
 }
 
+/// What a checked path names: its target pinned (followed, existing), or
+/// the entry itself in its pinned parent.
+enum Checked {
+    Target(sys::Resolved),
+    Entry(sys::Entry),
+}
+
+/// An OS error as wasmtime-wasi reports it (its own conversion).
 fn io_error(e: std::io::Error) -> FsError {
     ErrorCode::from(e).into()
+}
+
+/// `utimensat`'s times for WASI's, converted as wasmtime-wasi converts
+/// them (`now` is the host's clock now, out-of-range times overflow).
+fn timestamps(atim: types::NewTimestamp, mtim: types::NewTimestamp) -> FsResult<Timestamps> {
+    fn one(t: types::NewTimestamp) -> Result<Timespec, ErrorCode> {
+        let since_epoch = match t {
+            types::NewTimestamp::NoChange => {
+                return Ok(Timespec {
+                    tv_sec: 0,
+                    tv_nsec: rustix::fs::UTIME_OMIT,
+                });
+            }
+            types::NewTimestamp::Now => SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_err(|_| ErrorCode::Overflow)?,
+            types::NewTimestamp::Timestamp(t) => std::time::Duration::new(
+                t.seconds
+                    .checked_add(u64::from(t.nanoseconds / 1_000_000_000))
+                    .ok_or(ErrorCode::Overflow)?,
+                t.nanoseconds % 1_000_000_000,
+            ),
+        };
+        Ok(Timespec {
+            tv_sec: since_epoch
+                .as_secs()
+                .try_into()
+                .map_err(|_| ErrorCode::Overflow)?,
+            tv_nsec: since_epoch.subsec_nanos().into(),
+        })
+    }
+    Ok(Timestamps {
+        last_access: one(atim)?,
+        last_modification: one(mtim)?,
+    })
 }
 
 fn code(refusal: &Refusal) -> ErrorCode {
@@ -89,14 +139,34 @@ impl GuardedFsView<'_> {
         path: &str,
         follow: bool,
         intent: Intent,
-    ) -> FsResult<()> {
+    ) -> FsResult<Checked> {
         if follow {
             let dir = self.dir(fd)?;
             if let Some(r) = sys::resolve(dir.dir.as_fd(), path, true).map_err(io_error)? {
-                return self.allow(&r.real, intent);
+                self.allow(&r.real, intent)?;
+                return Ok(Checked::Target(r));
             }
         }
-        self.check_entry(fd, path, intent).map(drop)
+        self.check_entry(fd, path, intent).map(Checked::Entry)
+    }
+
+    /// wasmtime-wasi's rule for changes: the mount must be writable.
+    fn writable(&self, fd: &Resource<Descriptor>) -> FsResult<Dir> {
+        let dir = self.dir(fd)?;
+        if dir.perms.write_not_permitted() {
+            return Err(ErrorCode::NotPermitted.into());
+        }
+        Ok(dir)
+    }
+
+    /// [`Self::writable`] for both directories of a rename or link, which
+    /// must also have the same permissions (wasmtime-wasi's rule).
+    fn both_writable(&self, a: &Resource<Descriptor>, b: &Resource<Descriptor>) -> FsResult<()> {
+        let (a, b) = (self.writable(a)?, self.writable(b)?);
+        if a.perms != b.perms {
+            return Err(ErrorCode::NotPermitted.into());
+        }
+        Ok(())
     }
 
     /// Checks a descriptor's own host path.
@@ -276,8 +346,9 @@ impl HostDescriptor for GuardedFsView<'_> {
         fd: Resource<Descriptor>,
         path: String,
     ) -> FsResult<()> {
-        self.check_entry(&fd, &path, Intent::Write)?;
-        self.inner.create_directory_at(fd, path).await
+        let entry = self.check_entry(&fd, &path, Intent::Write)?;
+        self.writable(&fd)?;
+        sys::mkdir(&entry).map_err(io_error)
     }
 
     async fn stat(&mut self, fd: Resource<Descriptor>) -> FsResult<types::DescriptorStat> {
@@ -304,10 +375,16 @@ impl HostDescriptor for GuardedFsView<'_> {
         mtim: types::NewTimestamp,
     ) -> FsResult<()> {
         let follow = path_flags.contains(types::PathFlags::SYMLINK_FOLLOW);
-        self.check_path(&fd, &path, follow, Intent::Write)?;
-        self.inner
-            .set_times_at(fd, path_flags, path, atim, mtim)
-            .await
+        let checked = self.check_path(&fd, &path, follow, Intent::Write)?;
+        let times = timestamps(atim, mtim)?;
+        self.writable(&fd)?;
+        match checked {
+            Checked::Target(target) => sys::set_times_pinned(target.fd.as_fd(), &times),
+            // Followed, and nothing (or a dangling symlink) is there.
+            Checked::Entry(_) if follow => return Err(ErrorCode::NoEntry.into()),
+            Checked::Entry(entry) => sys::set_times_nofollow(&entry, &times),
+        }
+        .map_err(io_error)
     }
 
     async fn link_at(
@@ -319,11 +396,13 @@ impl HostDescriptor for GuardedFsView<'_> {
         new_path: String,
     ) -> FsResult<()> {
         // A hard link to a protected file would make it writable elsewhere.
-        self.check_entry(&fd, &old_path, Intent::Write)?;
-        self.check_entry(&new_descriptor, &new_path, Intent::Replace)?;
-        self.inner
-            .link_at(fd, old_path_flags, old_path, new_descriptor, new_path)
-            .await
+        let old = self.check_entry(&fd, &old_path, Intent::Write)?;
+        let new = self.check_entry(&new_descriptor, &new_path, Intent::Replace)?;
+        self.both_writable(&fd, &new_descriptor)?;
+        if old_path_flags.contains(types::PathFlags::SYMLINK_FOLLOW) {
+            return Err(ErrorCode::Invalid.into());
+        }
+        sys::link(&old, &new).map_err(io_error)
     }
 
     async fn open_at(
@@ -351,8 +430,9 @@ impl HostDescriptor for GuardedFsView<'_> {
         fd: Resource<Descriptor>,
         path: String,
     ) -> FsResult<()> {
-        self.check_entry(&fd, &path, Intent::Replace)?;
-        self.inner.remove_directory_at(fd, path).await
+        let entry = self.check_entry(&fd, &path, Intent::Replace)?;
+        self.writable(&fd)?;
+        sys::rmdir(&entry).map_err(io_error)
     }
 
     async fn rename_at(
@@ -362,9 +442,10 @@ impl HostDescriptor for GuardedFsView<'_> {
         new_fd: Resource<Descriptor>,
         new_path: String,
     ) -> FsResult<()> {
-        self.check_entry(&fd, &old_path, Intent::Replace)?;
-        self.check_entry(&new_fd, &new_path, Intent::Replace)?;
-        self.inner.rename_at(fd, old_path, new_fd, new_path).await
+        let old = self.check_entry(&fd, &old_path, Intent::Replace)?;
+        let new = self.check_entry(&new_fd, &new_path, Intent::Replace)?;
+        self.both_writable(&fd, &new_fd)?;
+        sys::rename(&old, &new).map_err(io_error)
     }
 
     async fn symlink_at(
@@ -401,12 +482,14 @@ impl HostDescriptor for GuardedFsView<'_> {
         {
             return self.refuse(&link.real, Intent::Write, r);
         }
-        self.inner.symlink_at(fd, src_path, dest_path).await
+        self.writable(&fd)?;
+        sys::symlink(&src_path, &link).map_err(io_error)
     }
 
     async fn unlink_file_at(&mut self, fd: Resource<Descriptor>, path: String) -> FsResult<()> {
-        self.check_entry(&fd, &path, Intent::Replace)?;
-        self.inner.unlink_file_at(fd, path).await
+        let entry = self.check_entry(&fd, &path, Intent::Replace)?;
+        self.writable(&fd)?;
+        sys::unlink(&entry).map_err(io_error)
     }
 
     fn read_via_stream(
