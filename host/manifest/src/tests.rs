@@ -413,7 +413,7 @@ fn an_unknown_top_level_key_names_its_line() {
         &with("author: me\nentry_point: skill.star\n"),
         Some(8),
         "entry_point",
-        "unknown field `entry_point` (expected one of: name, version, description, author, license, homepage, types, triggers, permissions, exec, hosts, env, dependencies, implementation, prompt, tools, security_rules, wiki, compatibility, constraints)",
+        "unknown field `entry_point` (expected one of: name, version, description, author, license, homepage, types, triggers, permissions, exec, exec_timeout, hosts, env, dependencies, implementation, prompt, tools, security_rules, wiki, compatibility, constraints)",
     );
 }
 
