@@ -31,6 +31,18 @@ async fn refused(h: &Harness, skill: &Skill, tool: &str, input: serde_json::Valu
     text
 }
 
+/// Asserts that `tool` fails with an error starting with `prefix`.
+async fn refused_with(
+    h: &Harness,
+    skill: &Skill,
+    tool: &str,
+    input: serde_json::Value,
+    prefix: &str,
+) {
+    let text = refused(h, skill, tool, input).await;
+    assert!(text.starts_with(prefix), "{tool}: {text}");
+}
+
 /// The `denied:` audit entries of `skill`, as `(capability, target, decision)`.
 fn denials(h: &Harness, skill: &str) -> Vec<(String, String, String)> {
     h.audit_of(skill)
@@ -190,63 +202,48 @@ async fn git_metadata_is_read_only_even_with_file_write() {
         .await;
     assert!(config.contains("[core]"), "{config}");
 
-    let text = refused(
+    refused_with(
         &h,
         &skill,
         "append",
         json!({"path": "/project/.git/config", "text": "[core]\n\tfsmonitor = touch /tmp/pwned\n"}),
+        "append failed: Read-only file system",
     )
     .await;
-    assert!(
-        text.starts_with("append failed: Read-only file system"),
-        "{text}"
-    );
-    let text = refused(
+    refused_with(
         &h,
         &skill,
         "write",
         json!({"path": "/project/.git/hooks/pre-commit", "text": "#!/bin/sh\ntouch /tmp/pwned\n"}),
+        "write failed: Read-only file system",
     )
     .await;
-    assert!(
-        text.starts_with("write failed: Read-only file system"),
-        "{text}"
-    );
     // Relative to a descriptor of `.git`, and by swapping `.git` away.
-    let text = refused(
+    refused_with(
         &h,
         &skill,
         "write-at",
         json!({"dir": "/project/.git", "path": "hooks/post-checkout", "text": "x"}),
+        "openat failed: Read-only file system",
     )
     .await;
-    assert!(
-        text.starts_with("openat failed: Read-only file system"),
-        "{text}"
-    );
-    let text = refused(
+    refused_with(
         &h,
         &skill,
         "rename",
         json!({"from": "/project/.git", "to": "/project/old-git"}),
+        "rename failed: Read-only file system",
     )
     .await;
-    assert!(
-        text.starts_with("rename failed: Read-only file system"),
-        "{text}"
-    );
     // A hard link would make the config writable under another name.
-    let text = refused(
+    refused_with(
         &h,
         &skill,
         "hardlink",
         json!({"from": "/project/.git/config", "to": "/project/cfg"}),
+        "hardlink failed: Read-only file system",
     )
     .await;
-    assert!(
-        text.starts_with("hardlink failed: Read-only file system"),
-        "{text}"
-    );
 
     assert_eq!(
         std::fs::read(h.project().join(".git/config")).expect("config"),
@@ -294,28 +291,22 @@ async fn project_skills_are_read_only_through_descriptors_and_symlinks() {
     let skill = load(&h, "skills-planter");
 
     // Opening `/project/.agent` as a directory, then writing below it.
-    let text = refused(
+    refused_with(
         &h,
         &skill,
         "mkdir-at",
         json!({"dir": "/project/.agent", "path": "skills/evil"}),
+        "mkdirat failed: Read-only file system",
     )
     .await;
-    assert!(
-        text.starts_with("mkdirat failed: Read-only file system"),
-        "{text}"
-    );
-    let text = refused(
+    refused_with(
         &h,
         &skill,
         "write-at",
         json!({"dir": "/project/.agent", "path": "skills/SKILL.yaml", "text": "name: evil"}),
+        "openat failed: Read-only file system",
     )
     .await;
-    assert!(
-        text.starts_with("openat failed: Read-only file system"),
-        "{text}"
-    );
     // Through a symlink made inside the project (allowed: it stays inside).
     let out = h
         .call_ok(
@@ -325,29 +316,23 @@ async fn project_skills_are_read_only_through_descriptors_and_symlinks() {
         )
         .await;
     assert_eq!(out, "linked");
-    let text = refused(
+    refused_with(
         &h,
         &skill,
         "write",
         json!({"path": "/project/sub/lnk/skills/x.yaml", "text": "name: evil"}),
+        "write failed: Read-only file system",
     )
     .await;
-    assert!(
-        text.starts_with("write failed: Read-only file system"),
-        "{text}"
-    );
     // Swapping `.agent` itself away.
-    let text = refused(
+    refused_with(
         &h,
         &skill,
         "rename",
         json!({"from": "/project/.agent", "to": "/project/agent-old"}),
+        "rename failed: Read-only file system",
     )
     .await;
-    assert!(
-        text.starts_with("rename failed: Read-only file system"),
-        "{text}"
-    );
 
     assert_eq!(
         std::fs::read_dir(h.project().join(".agent/skills"))

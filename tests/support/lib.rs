@@ -82,18 +82,33 @@ pub fn write_skill(
 /// Signs the skill in `dir` in place, as `agent skill sign` does: the
 /// component `SKILL.yaml` names, `SKILL.yaml` and every file it names that
 /// exists.
+///
+/// A manifest the host refuses (a test of that refusal) cannot name its
+/// files: `skill.wasm` is then signed over `SKILL.yaml` alone — loading
+/// stops at the manifest before the signature counts.
 pub fn sign_skill_dir(dir: &Path, key: &SecretKey) {
-    let manifest = agent_manifest::Manifest::load_dir(dir).expect("manifest to sign");
-    let files: Vec<(String, Vec<u8>)> = manifest
-        .signed_files()
-        .into_iter()
-        .filter_map(|rel| {
-            agent_trust::read_skill_file(dir, &rel)
-                .ok()
-                .map(|bytes| (rel, bytes))
-        })
-        .collect();
-    let component = manifest.component_path(dir).expect("a component to sign");
+    let (files, component) = match agent_manifest::Manifest::load_dir(dir) {
+        Ok(manifest) => {
+            let files: Vec<(String, Vec<u8>)> = manifest
+                .signed_files()
+                .into_iter()
+                .filter_map(|rel| {
+                    agent_trust::read_skill_file(dir, &rel)
+                        .ok()
+                        .map(|bytes| (rel, bytes))
+                })
+                .collect();
+            let component = manifest.component_path(dir).expect("a component to sign");
+            (files, component)
+        }
+        Err(_) => {
+            let yaml = std::fs::read(dir.join("SKILL.yaml")).expect("read SKILL.yaml");
+            (
+                vec![("SKILL.yaml".to_string(), yaml)],
+                dir.join("skill.wasm"),
+            )
+        }
+    };
     let bytes = std::fs::read(&component).expect("read component");
     let signed = agent_trust::sign(&bytes, &files, key.signing_key()).expect("sign");
     std::fs::write(&component, signed).expect("write signed component");
