@@ -623,6 +623,8 @@ mod registry;
 mod git_config;
 // Host stack traces (RUST_BACKTRACE=1) never reach a skill or the model.
 mod backtraces;
+// Crash-safe installs: killed at each rename, interrupted, never a ghost skill.
+mod install_faults;
 // The signature covers SKILL.yaml: edited installs and sources are refused; 0.1.0 signatures.
 mod manifest_signing;
 

@@ -309,6 +309,7 @@ impl App {
             ),
         ];
         for (dir, origin) in sources {
+            tidy_skills_dir(&dir);
             scan_dir(&dir, origin, &mut found, &mut broken);
         }
         for dir in &self.global.skills {
@@ -509,12 +510,30 @@ fn load_err(e: LoadError) -> anyhow::Error {
     anyhow::anyhow!("{e}")
 }
 
+/// Recovers what interrupted installs, replaces and removes left in an
+/// install directory (see `agent_registry::tidy`), saying what it did; a
+/// failure is a warning, never fatal.
+pub fn tidy_skills_dir(dir: &Path) {
+    match agent_registry::tidy(dir) {
+        Ok(done) => {
+            for d in done {
+                eprintln!("note: {}: {d}", dir.display());
+            }
+        }
+        Err(e) => eprintln!("warning: cleaning up {}: {e}", dir.display()),
+    }
+}
+
+/// The skills in `dir`'s subdirectories. A dot-directory is never a skill:
+/// it is an install being staged, a previous version on its way out, or
+/// not ours (`.git`).
 fn scan_dir(dir: &Path, origin: Origin, found: &mut Vec<SkillPackage>, broken: &mut Vec<Broken>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     let mut dirs: Vec<PathBuf> = entries
         .flatten()
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
         .map(|e| e.path())
         .filter(|p| p.join("SKILL.yaml").is_file())
         .collect();

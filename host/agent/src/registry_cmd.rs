@@ -508,6 +508,7 @@ fn check_added(
 
 pub fn install(app: &mut App, arg: &IndexArg, target: &str, project: bool) -> Result<u8> {
     let (dest, place) = destination(app, project);
+    crate::app::tidy_skills_dir(&dest);
     if let Some(git) = target.strip_prefix("git+") {
         if project {
             return Err(UsageError(
@@ -676,6 +677,7 @@ fn install_git(app: &mut App, spec: &str, dest: &Path, place: &InstallPlace) -> 
 
 pub fn remove(app: &mut App, name: &str, in_project: bool) -> Result<u8> {
     let (dest, place) = destination(app, in_project);
+    crate::app::tidy_skills_dir(&dest);
     let store = app.store()?;
     let had_record = store.installed(&place, name)?.is_some();
     if !dest.join(name).exists() {

@@ -9,7 +9,8 @@ use agent_trust::{PublicKey, TrustStore};
 use semver::Version;
 
 use crate::format::PermissionRef;
-use crate::{Progress, RegistryError};
+use crate::skills_dir::{self, DirLock};
+use crate::{Progress, RegistryError, fault};
 
 /// The most an artifact may expand to (64 MiB).
 pub const MAX_UNPACKED_BYTES: u64 = 64 * 1024 * 1024;
@@ -73,12 +74,18 @@ pub(crate) fn named_files(m: &Manifest) -> Vec<PathBuf> {
 }
 
 /// A staging directory inside `dest_dir`, removed on drop unless committed.
+/// It holds the directory's lock from creation to commit (see
+/// [`crate::skills_dir`]), so recovery in another process never takes it
+/// for a leftover.
 pub(crate) struct Staging {
     dir: Option<tempfile::TempDir>,
     created_dest: Option<PathBuf>,
+    lock: Option<DirLock>,
 }
 
 impl Staging {
+    /// Takes `dest_dir`'s lock (waiting for another install or remove),
+    /// recovers what interrupted ones left, and creates the staging directory.
     pub(crate) fn new(dest_dir: &Path) -> Result<Staging, RegistryError> {
         let created_dest = if dest_dir.exists() {
             None
@@ -86,48 +93,41 @@ impl Staging {
             std::fs::create_dir_all(dest_dir).map_err(|e| RegistryError::io(dest_dir, e))?;
             Some(dest_dir.to_path_buf())
         };
-        let dir = tempfile::Builder::new()
-            .prefix(".agent-staging-")
-            .tempdir_in(dest_dir)
-            .map_err(|e| RegistryError::io(dest_dir, e))?;
-        Ok(Staging {
-            dir: Some(dir),
+        let mut staging = Staging {
+            dir: None,
             created_dest,
-        })
+            lock: None,
+        };
+        let lock = DirLock::acquire(dest_dir)?;
+        skills_dir::recover(dest_dir, &lock)?;
+        staging.lock = Some(lock);
+        staging.dir = Some(
+            tempfile::Builder::new()
+                .prefix(skills_dir::STAGING_PREFIX)
+                .tempdir_in(dest_dir)
+                .map_err(|e| RegistryError::io(dest_dir, e))?,
+        );
+        Ok(staging)
     }
 
     pub(crate) fn path(&self) -> &Path {
         self.dir.as_ref().map(|d| d.path()).unwrap_or(Path::new(""))
     }
 
-    /// Renames the staged tree to `dest_dir/name`, replacing an existing
-    /// install (moved aside first and restored if the rename fails).
+    /// Puts the staged tree in place as `dest_dir/name`, replacing an
+    /// existing install atomically ([`skills_dir::put_in_place`]).
     pub(crate) fn commit(mut self, dest_dir: &Path, name: &str) -> Result<PathBuf, RegistryError> {
-        let staged = self.path().to_path_buf();
-        let target = dest_dir.join(name);
-        let old = if std::fs::symlink_metadata(&target).is_ok() {
-            let aside = dest_dir.join(format!(".agent-old-{name}-{}", std::process::id()));
-            if std::fs::symlink_metadata(&aside).is_ok() {
-                remove_any(&aside)?;
-            }
-            std::fs::rename(&target, &aside).map_err(|e| RegistryError::io(&target, e))?;
-            Some(aside)
-        } else {
-            None
+        fault::point("install:staged");
+        let (Some(lock), Some(dir)) = (&self.lock, &self.dir) else {
+            return Err(RegistryError::Invalid(
+                "internal: a staging directory committed twice".into(),
+            ));
         };
-        if let Err(e) = std::fs::rename(&staged, &target) {
-            if let Some(aside) = &old {
-                let _ = std::fs::rename(aside, &target);
-            }
-            return Err(RegistryError::io(&target, e));
-        }
+        let target = skills_dir::put_in_place(dir.path(), dest_dir, name, lock)?;
         if let Some(dir) = self.dir.take() {
             let _ = dir.keep();
         }
         self.created_dest = None;
-        if let Some(aside) = old {
-            let _ = remove_any(&aside);
-        }
         Ok(target)
     }
 }
@@ -135,18 +135,10 @@ impl Staging {
 impl Drop for Staging {
     fn drop(&mut self) {
         drop(self.dir.take());
+        drop(self.lock.take());
         if let Some(d) = &self.created_dest {
             let _ = std::fs::remove_dir(d);
         }
-    }
-}
-
-fn remove_any(p: &Path) -> Result<(), RegistryError> {
-    let meta = std::fs::symlink_metadata(p).map_err(|e| RegistryError::io(p, e))?;
-    if meta.is_dir() {
-        std::fs::remove_dir_all(p).map_err(|e| RegistryError::io(p, e))
-    } else {
-        std::fs::remove_file(p).map_err(|e| RegistryError::io(p, e))
     }
 }
 
@@ -442,7 +434,8 @@ pub fn install_from_git(
     install_from_dir(&checkout, dest_dir, trust, false)
 }
 
-/// Removes `dest_dir/<name>`.
+/// Removes `dest_dir/<name>` atomically, under the directory's lock (see
+/// [`crate::skills_dir`]).
 ///
 /// # Errors
 /// [`RegistryError::NotInstalled`], or an I/O error.
@@ -452,12 +445,17 @@ pub fn remove(dest_dir: &Path, name: &str) -> Result<(), RegistryError> {
             "`{name}` is not a valid skill name"
         )));
     }
-    let dir = dest_dir.join(name);
-    if std::fs::symlink_metadata(&dir).is_err() {
-        return Err(RegistryError::NotInstalled {
-            name: name.into(),
-            dir: dest_dir.to_path_buf(),
-        });
+    let not_installed = || RegistryError::NotInstalled {
+        name: name.into(),
+        dir: dest_dir.to_path_buf(),
+    };
+    if !dest_dir.is_dir() {
+        return Err(not_installed());
     }
-    remove_any(&dir)
+    let lock = DirLock::acquire(dest_dir)?;
+    skills_dir::recover(dest_dir, &lock)?;
+    if std::fs::symlink_metadata(dest_dir.join(name)).is_err() {
+        return Err(not_installed());
+    }
+    skills_dir::remove_skill(dest_dir, name, &lock)
 }

@@ -6,11 +6,13 @@
 #![deny(missing_docs)]
 
 mod error;
+mod fault;
 mod format;
 mod index;
 mod install;
 mod publish;
 mod resign;
+mod skills_dir;
 mod source;
 
 pub use error::RegistryError;
@@ -24,4 +26,5 @@ pub use install::{
 };
 pub use publish::{PublishRequest, VerifyReport, init, publish, verify_index};
 pub use resign::{ResignReport, Resigned, resign_index};
+pub use skills_dir::{LOCK_FILE, Recovered, tidy};
 pub use source::{IndexSource, MAX_FILE_BYTES, NoProgress, Progress, fetch};
