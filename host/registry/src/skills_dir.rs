@@ -39,8 +39,9 @@ const REMOVING_PREFIX: &str = ".agent-removing-";
 ///
 /// Released (the lock file deleted while still held, then closed) on drop,
 /// and by the kernel when the process dies, so a killed install never
-/// blocks the next one. A waiter whose file was deleted under it sees that
-/// the path no longer names its file, and locks the new one.
+/// blocks the next one (its lock file is deleted by the next [`tidy`]). A
+/// waiter whose file was deleted under it sees that the path no longer
+/// names its file, and locks the new one.
 pub(crate) struct DirLock {
     file: File,
     path: PathBuf,
@@ -179,14 +180,16 @@ fn skill_of(rest: &str) -> Option<&str> {
     (pid_ok && agent_manifest::is_skill_name(name)).then_some(name)
 }
 
-/// Whether `dir` holds a leftover of an interrupted operation.
+/// Whether `dir` holds a leftover of an interrupted operation, or a lock
+/// file (held by a live one, or left by a killed one: released by tidying).
 fn has_leftovers(dir: &Path) -> bool {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return false;
     };
-    entries
-        .flatten()
-        .any(|e| leftover(&e.file_name().to_string_lossy()).is_some())
+    entries.flatten().any(|e| {
+        let name = e.file_name().to_string_lossy().into_owned();
+        name == LOCK_FILE || leftover(&name).is_some()
+    })
 }
 
 /// At the start of a command: recovers what interrupted installs, replaces

@@ -40,6 +40,15 @@ fn the_lock_excludes_a_second_holder_and_leaves_no_file() {
 }
 
 #[test]
+fn tidy_deletes_the_lock_file_a_killed_process_left() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    skill(tmp.path(), "hello", "0.1.0");
+    std::fs::write(tmp.path().join(LOCK_FILE), "").expect("write");
+    assert_eq!(tidy(tmp.path()).expect("tidy"), Vec::new());
+    assert_eq!(entries(tmp.path()), vec!["hello"]);
+}
+
+#[test]
 fn a_waiter_whose_lock_file_was_deleted_locks_the_new_one() {
     let tmp = tempfile::tempdir().expect("tmp");
     let first = DirLock::acquire(tmp.path()).expect("lock");
