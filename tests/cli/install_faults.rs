@@ -167,83 +167,117 @@ fn a_staging_directory_holding_a_valid_skill_is_never_loaded() {
     assert!(text(&call).1.contains("no skill named `hello`"));
 }
 
+/// One kill: what was being done, and the one version that must remain.
+struct Case {
+    what: &'static str,
+    /// The fault point (`AGENT_FAULT_AT`).
+    point: &'static str,
+    /// The replace takes the move-aside path (no rename-exchange).
+    no_exchange: bool,
+    /// 0.1.0 was installed before (the killed command replaces or removes it).
+    installed_before: bool,
+    /// The version every command must agree on afterwards.
+    after: Option<&'static str>,
+}
+
+const fn case(
+    what: &'static str,
+    point: &'static str,
+    no_exchange: bool,
+    installed_before: bool,
+    after: Option<&'static str>,
+) -> Case {
+    Case {
+        what,
+        point,
+        no_exchange,
+        installed_before,
+        after,
+    }
+}
+
+const CASES: [Case; 8] = [
+    case(
+        "first install, verified in staging",
+        "install:staged",
+        false,
+        false,
+        None,
+    ),
+    case(
+        "first install, renamed in place",
+        "install:after-rename",
+        false,
+        false,
+        Some("0.1.0"),
+    ),
+    case(
+        "replace, verified in staging",
+        "install:staged",
+        false,
+        true,
+        Some("0.1.0"),
+    ),
+    case(
+        "replace, after the exchange",
+        "install:after-exchange",
+        false,
+        true,
+        Some("0.2.0"),
+    ),
+    case(
+        "replace without exchange, old set aside",
+        "install:after-aside",
+        true,
+        true,
+        Some("0.1.0"),
+    ),
+    case(
+        "replace without exchange, new in place",
+        "install:after-replace",
+        true,
+        true,
+        Some("0.2.0"),
+    ),
+    case(
+        "replace without exchange, verified",
+        "install:staged",
+        true,
+        true,
+        Some("0.1.0"),
+    ),
+    case(
+        "remove, renamed to a dot-entry",
+        "remove:after-rename",
+        false,
+        true,
+        None,
+    ),
+];
+
 #[test]
 fn install_and_remove_killed_at_each_rename_leave_exactly_one_version() {
-    // (what is done, the fault point, without the exchange, the version before, the version after)
-    let cases: [(&str, &str, bool, Option<&str>, Option<&str>); 8] = [
-        (
-            "first install, verified in staging",
-            "install:staged",
-            false,
-            None,
-            None,
-        ),
-        (
-            "first install, renamed in place",
-            "install:after-rename",
-            false,
-            None,
-            Some("0.1.0"),
-        ),
-        (
-            "replace, verified in staging",
-            "install:staged",
-            false,
-            Some("0.1.0"),
-            Some("0.1.0"),
-        ),
-        (
-            "replace, after the exchange",
-            "install:after-exchange",
-            false,
-            Some("0.1.0"),
-            Some("0.2.0"),
-        ),
-        (
-            "replace without exchange, old set aside",
-            "install:after-aside",
-            true,
-            Some("0.1.0"),
-            Some("0.1.0"),
-        ),
-        (
-            "replace without exchange, new in place",
-            "install:after-replace",
-            true,
-            Some("0.1.0"),
-            Some("0.2.0"),
-        ),
-        (
-            "replace without exchange, verified",
-            "install:staged",
-            true,
-            Some("0.1.0"),
-            Some("0.1.0"),
-        ),
-        (
-            "remove, renamed to a dot-entry",
-            "remove:after-rename",
-            false,
-            Some("0.1.0"),
-            None,
-        ),
-    ];
-    for (case, point, no_exchange, before, after) in cases {
+    for c in CASES {
         let sb = sandbox();
         let key = sb.trusted_key();
         let v1 = source(&sb, &key, "0.1.0");
         let v2 = source(&sb, &key, "0.2.0");
-        if before.is_some() {
+        if c.installed_before {
             ok(&sb.agent(&["skill", "install", s(&v1)]));
         }
-        if point.starts_with("remove:") {
-            killed_at(&sb, &["skill", "remove", "hello"], point, no_exchange);
+        if c.point.starts_with("remove:") {
+            killed_at(&sb, &["skill", "remove", "hello"], c.point, c.no_exchange);
         } else {
-            let new = if before.is_some() { &v2 } else { &v1 };
-            killed_at(&sb, &["skill", "install", s(new)], point, no_exchange);
+            let new = if c.installed_before { &v2 } else { &v1 };
+            killed_at(&sb, &["skill", "install", s(new)], c.point, c.no_exchange);
         }
-        println!("{case}: killed at {point}, left {:?}", dot_entries(&sb));
-        assert_one_truth(&sb, case, after);
+        println!(
+            "{}: killed at {}, left {:?}",
+            c.what,
+            c.point,
+            dot_entries(&sb)
+        );
+        assert_one_truth(&sb, c.what, c.after);
     }
 }
 
