@@ -511,6 +511,39 @@ fn install_from_dir_verifies_the_signature() {
     assert_eq!(dest_entries(&env.dest()), vec!["local"]);
 }
 
+#[test]
+fn concurrent_installs_and_removes_into_one_directory_all_succeed() {
+    // Installs into one directory take its lock in turn: none fails on
+    // another's staging or move-aside, and none leaves anything behind.
+    let env = Env::new();
+    let sources = [
+        env.skill_dir("local", "0.1.0", "permissions: []"),
+        env.skill_dir("local", "0.2.0", "permissions: []"),
+    ];
+    std::thread::scope(|scope| {
+        for t in 0..6 {
+            let (env, sources) = (&env, &sources);
+            scope.spawn(move || {
+                for i in 0..5 {
+                    let src = &sources[(t + i) % 2];
+                    install_from_dir(src, &env.dest(), &env.trust, true).expect("install");
+                    if t == 0 && i == 2 {
+                        // A remove in the middle: it may find the skill or not
+                        // (another install may not have committed yet).
+                        match remove(&env.dest(), "local") {
+                            Ok(()) | Err(RegistryError::NotInstalled { .. }) => {}
+                            Err(e) => panic!("remove: {e}"),
+                        }
+                    }
+                }
+            });
+        }
+    });
+    assert_eq!(dest_entries(&env.dest()), vec!["local"]);
+    let yaml = std::fs::read_to_string(env.dest().join("local/SKILL.yaml")).expect("manifest");
+    assert!(yaml.contains("version: 0.1.0") || yaml.contains("version: 0.2.0"));
+}
+
 fn git(dir: &Path, args: &[&str]) {
     let st = std::process::Command::new("git")
         .args([
