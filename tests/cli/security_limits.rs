@@ -126,10 +126,13 @@ fn sixty_thousand_findings_stay_under_500_mb_and_the_summary_counts_the_cut() {
         .expect("results")
         .iter()
         .filter(|r| {
-            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
-                == "pkg0/keys_0000.py"
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "pkg0/keys_0000.py"
         })
-        .map(|r| r["locations"][0]["physicalLocation"]["region"]["startLine"].as_u64().unwrap())
+        .map(|r| {
+            r["locations"][0]["physicalLocation"]["region"]["startLine"]
+                .as_u64()
+                .unwrap()
+        })
         .collect();
     assert_eq!(lines, (1..=100).collect::<Vec<u64>>());
 }
@@ -165,7 +168,10 @@ fn caps_come_from_config_and_every_format_counts_the_cut() {
     assert_eq!(report["truncated"]["by_severity"]["high"], 65);
     // Counted, cut ones too: 90 high, 90 in all, 25 of them listed.
     let row = |name: &str, n: usize| format!("  {name:<10} {n:>6}");
-    assert!(stderr.contains(&format!("{}\n", row("high", 90))), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{}\n", row("high", 90))),
+        "{stderr}"
+    );
     assert!(
         stderr.contains(&format!("{} (25 listed)\n", row("total", 90))),
         "{stderr}"
@@ -182,10 +188,12 @@ fn caps_come_from_config_and_every_format_counts_the_cut() {
         .as_array()
         .expect("notifications");
     assert!(
-        notes.iter().any(|n| n["descriptor"]["id"] == "findings-truncated"
-            && n["message"]["text"]
-                .as_str()
-                .is_some_and(|t| t.starts_with("65 findings not listed"))),
+        notes
+            .iter()
+            .any(|n| n["descriptor"]["id"] == "findings-truncated"
+                && n["message"]["text"]
+                    .as_str()
+                    .is_some_and(|t| t.starts_with("65 findings not listed"))),
         "{notes:?}"
     );
 
@@ -199,9 +207,9 @@ fn caps_come_from_config_and_every_format_counts_the_cut() {
     let out = audit("json", &["--fail-on", "none", "--max-findings", "80"]);
     assert_eq!(code(&out), 1, "{:?}", text(&out));
     assert!(
-        text(&out)
-            .1
-            .contains("FAILED (fail on none, max findings 80): 90 findings, more than max_findings (80)"),
+        text(&out).1.contains(
+            "FAILED (fail on none, max findings 80): 90 findings, more than max_findings (80)"
+        ),
         "{:?}",
         text(&out)
     );
@@ -262,17 +270,18 @@ fn an_unreadable_directory_makes_the_audit_incomplete() {
     std::fs::write(root.join("ok.py"), "x = 1\n").expect("write");
     let locked = root.join("locked");
     std::fs::create_dir(&locked).expect("mkdir");
-    std::fs::write(
-        locked.join("config.py"),
-        format!("KEY = \"{}\"\n", key(7)),
-    )
-    .expect("write");
+    std::fs::write(locked.join("config.py"), format!("KEY = \"{}\"\n", key(7))).expect("write");
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).expect("chmod");
     if reads_everything() {
         // The setup must really lock the directory out, or the test proves nothing.
         let probe = Command::new("setpriv")
-            .args(["--bounding-set", "-dac_override,-dac_read_search", "--", "ls"])
+            .args([
+                "--bounding-set",
+                "-dac_override,-dac_read_search",
+                "--",
+                "ls",
+            ])
             .arg(&locked)
             .output()
             .expect("setpriv (util-linux) is needed to run this test as root");
@@ -347,13 +356,20 @@ fn a_latin1_file_is_scanned_and_a_nul_byte_means_binary() {
     // Before: legacy.py was skipped as "binary" and the key missed.
     assert_eq!(
         found,
-        vec![("SECRET-AWS-ACCESS-KEY".to_string(), "legacy.py".to_string(), 2)],
+        vec![(
+            "SECRET-AWS-ACCESS-KEY".to_string(),
+            "legacy.py".to_string(),
+            2
+        )],
         "{stderr}"
     );
     assert_eq!(code(&out), 1, "a high finding fails the audit: {stderr}");
     let skipped = report["skipped"].as_array().expect("skipped");
     assert_eq!(
-        skipped.iter().map(|s| (s["path"].as_str(), s["reason"].as_str())).collect::<Vec<_>>(),
+        skipped
+            .iter()
+            .map(|s| (s["path"].as_str(), s["reason"].as_str()))
+            .collect::<Vec<_>>(),
         vec![(Some("blob.dat"), Some("binary"))]
     );
 }

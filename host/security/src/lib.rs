@@ -37,6 +37,8 @@ pub use engine::{
 pub use finding::{Confidence, Finding, Location, Severity, UnknownSeverity, sort_findings};
 pub use limits::{FindingCaps, Truncated};
 pub use output::Format;
-pub use post::{Policy, Thresholds, Verdict, apply_allowlist, apply_overrides, dedup, evaluate, judge};
+pub use post::{
+    Policy, Thresholds, Verdict, apply_allowlist, apply_overrides, dedup, evaluate, judge,
+};
 pub use rules::{RuleError, RuleSet};
 pub use walk::{SkipReason, Skipped, Unreadable, Walk, WalkOptions, WalkedFile};

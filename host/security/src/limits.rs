@@ -185,7 +185,10 @@ impl Collector {
 
     fn insert(&mut self, rank: Rank, f: Finding) {
         if self.kept.len() >= self.caps.total
-            && self.kept.last_key_value().is_none_or(|(last, _)| rank > *last)
+            && self
+                .kept
+                .last_key_value()
+                .is_none_or(|(last, _)| rank > *last)
         {
             self.cut.cut(&f);
             return;
@@ -248,9 +251,8 @@ mod tests {
         let files: Vec<Vec<Finding>> = (0..3)
             .map(|i| {
                 let name = format!("f{i}.py");
-                let mut v: Vec<Finding> = (1..=6)
-                    .map(|l| f("A", &name, l, Severity::Low))
-                    .collect();
+                let mut v: Vec<Finding> =
+                    (1..=6).map(|l| f("A", &name, l, Severity::Low)).collect();
                 v.push(f("B", &name, 9, Severity::High));
                 v
             })

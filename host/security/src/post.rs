@@ -83,7 +83,10 @@ pub fn apply_allowlist(findings: Vec<Finding>, allow: &Allowlist) -> Vec<Finding
         return findings;
     }
     let policy = Policy::new(allow, &[]);
-    findings.into_iter().filter(|f| !policy.allowed(f)).collect()
+    findings
+        .into_iter()
+        .filter(|f| !policy.allowed(f))
+        .collect()
 }
 
 /// Applies severity overrides by rule id (later entries win). The original

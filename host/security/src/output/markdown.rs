@@ -100,11 +100,7 @@ fn write_to(out: &mut dyn Write, report: &AuditReport) -> io::Result<()> {
     }
     writeln!(out, "| **Total** | **{}** |", findings.len())?;
     if report.truncated.findings > 0 {
-        writeln!(
-            out,
-            "| Not listed (caps) | {} |",
-            report.truncated.findings
-        )?;
+        writeln!(out, "| Not listed (caps) | {} |", report.truncated.findings)?;
     }
     writeln!(out)?;
 

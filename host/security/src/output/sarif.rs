@@ -248,7 +248,11 @@ fn invocation(report: &AuditReport) -> Value {
         .errors
         .iter()
         .map(|e| {
-            let level = if e.scanner == "walk" { "error" } else { "warning" };
+            let level = if e.scanner == "walk" {
+                "error"
+            } else {
+                "warning"
+            };
             let mut n = json!({
                 "level": level,
                 "message": { "text": format!("{}: {}", e.scanner, e.message) },
