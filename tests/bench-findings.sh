@@ -48,5 +48,7 @@ code=$?
 set -e
 rss_kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$WORK/time.txt")
 wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$WORK/time.txt")
-echo "exit $code · peak RSS $((rss_kb / 1024)) MiB · wall $wall · SARIF $(du -h "$WORK/report.sarif" | cut -f1)"
+user=$(awk -F': ' '/User time/ {print $2}' "$WORK/time.txt")
+sys=$(awk -F': ' '/System time/ {print $2}' "$WORK/time.txt")
+echo "exit $code · peak RSS $((rss_kb / 1024)) MiB · wall $wall · user ${user}s · sys ${sys}s · SARIF $(du -h "$WORK/report.sarif" | cut -f1)"
 grep -E "total|not listed|passed|FAILED|INCOMPLETE" "$WORK/stderr.txt" || true
