@@ -124,7 +124,9 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> anyhow::Result<Walk> {
         let entry = match entry {
             Ok(entry) => entry,
             Err(e) => {
-                let u = unreadable(root, &e);
+                let Some(u) = unreadable(root, &e) else {
+                    continue;
+                };
                 // In diff scope only what may hold a changed file matters.
                 let wanted = opts.only.as_ref().is_none_or(|only| {
                     u.path == "."
@@ -181,23 +183,27 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> anyhow::Result<Walk> {
     Ok(out)
 }
 
-/// The path (relative to `root`) and the cause of a walk error.
-fn unreadable(root: &Path, e: &ignore::Error) -> Unreadable {
-    fn parts(e: &ignore::Error) -> (Option<&Path>, String) {
+/// The path (relative to `root`) and the cause of a walk error that leaves
+/// part of the tree unread: an I/O error (a directory that cannot be
+/// listed) or a symlink loop. A bad line in an ignore file is not one (the
+/// walk goes on without that line).
+fn unreadable(root: &Path, e: &ignore::Error) -> Option<Unreadable> {
+    fn parts(e: &ignore::Error) -> Option<(Option<&Path>, String)> {
         match e {
-            ignore::Error::WithPath { path, err } => (Some(path), parts(err).1),
+            ignore::Error::WithPath { path, err } => parts(err).map(|(_, m)| (Some(&**path), m)),
             ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
                 parts(err)
             }
-            ignore::Error::Loop { child, .. } => (Some(child), e.to_string()),
-            other => (None, other.to_string()),
+            ignore::Error::Io(io) => Some((None, io.to_string())),
+            ignore::Error::Loop { child, .. } => Some((Some(&**child), e.to_string())),
+            _ => None,
         }
     }
-    let (path, message) = parts(e);
-    Unreadable {
+    let (path, message) = parts(e)?;
+    Some(Unreadable {
         path: path.map_or_else(|| ".".to_string(), |p| relative(root, p)),
         message,
-    }
+    })
 }
 
 /// `path` relative to `root`, `/`-separated (`.` for the root).
