@@ -630,6 +630,8 @@ mod manifest_signing;
 
 // `agent security-audit`: fixture repositories with exact findings, thresholds, schemas.
 mod security;
+// Hostile trees: bounded findings, unreadable directories, Latin-1 (issue 13).
+mod security_limits;
 
 // The interactive interface in tmux: prompt, approval dialogs, answer, edited file.
 mod tui;

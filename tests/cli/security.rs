@@ -759,7 +759,7 @@ fn run_validator(kind: &str, file: &Path) -> (bool, String) {
     )
 }
 
-fn validate(kind: &str, file: &Path) {
+pub(crate) fn validate(kind: &str, file: &Path) {
     let (ok, output) = run_validator(kind, file);
     assert!(ok, "{kind} {}: {output}", file.display());
 }

@@ -5,7 +5,8 @@
 //! field), then the audit runs on its own threads (outside the async
 //! runtime), with a progress bar when stderr is a terminal. The report goes
 //! to stdout or `--out`, a summary table to stderr; exit 1 when the verdict
-//! fails.
+//! fails — a threshold passed, or a directory or file that could not be
+//! read (the audit is incomplete).
 
 use std::io::{IsTerminal, Write};
 use std::path::Path;
@@ -220,6 +221,12 @@ pub fn run(app: &mut App, args: SecurityAuditArgs) -> Result<u8> {
     opts.fail_on = plan.fail_on.flatten();
     opts.config_fail_on = config_fail_on;
     opts.max_findings = args.max_findings;
+    let sec = &config.security;
+    opts.caps = agent_security::FindingCaps {
+        per_file_rule: sec.max_findings_per_file_rule as usize,
+        per_rule: sec.max_findings_per_rule as usize,
+        total: sec.max_findings_total as usize,
+    };
 
     let skills = app.load_all()?;
     opts.skills = app.explicit_skills(&skills);
@@ -250,7 +257,7 @@ pub fn run(app: &mut App, args: SecurityAuditArgs) -> Result<u8> {
             fail_on: None,
             max_findings: report.thresholds.max_findings,
         };
-        report.verdict = agent_security::evaluate(&report.findings, &report.thresholds);
+        report.judge();
     }
 
     let hook_problems = scan_complete_hooks(&runtime, &ctx, &skills, &selected, &report);
@@ -325,13 +332,27 @@ fn scan_complete_hooks(
 /// The summary table on stderr.
 fn summary(report: &AuditReport, verbose: bool, out: Option<&Path>) {
     let mut e = std::io::stderr().lock();
-    let counts = report.counts();
+    // Every finding is counted, those the caps left out of the report too.
+    let counts = report.all_counts();
     let _ = writeln!(e, "security audit of {}", report.root);
     let _ = writeln!(e, "  {:<10} {:>6}", "severity", "count");
     for (sev, n) in counts.iter().rev() {
         let _ = writeln!(e, "  {:<10} {:>6}", sev.as_str(), n);
     }
-    let _ = writeln!(e, "  {:<10} {:>6}", "total", report.findings.len());
+    let listed = if report.truncated.findings > 0 {
+        format!(" ({} listed)", report.findings.len())
+    } else {
+        String::new()
+    };
+    let _ = writeln!(
+        e,
+        "  {:<10} {:>6}{listed}",
+        "total",
+        report.total_findings()
+    );
+    if let Some(t) = report.truncated.summary() {
+        let _ = writeln!(e, "warning: {t}");
+    }
     let s = &report.stats;
     let _ = writeln!(
         e,
@@ -364,6 +385,15 @@ fn summary(report: &AuditReport, verbose: bool, out: Option<&Path>) {
         .iter()
         .take(if verbose { usize::MAX } else { SHOWN })
     {
+        if err.scanner == "walk" {
+            let _ = writeln!(
+                e,
+                "error: not audited: {}: {}",
+                err.file.as_deref().unwrap_or("."),
+                err.message
+            );
+            continue;
+        }
         let _ = writeln!(
             e,
             "warning: {}{}: {}",
@@ -392,7 +422,13 @@ fn summary(report: &AuditReport, verbose: bool, out: Option<&Path>) {
     let max = t
         .max_findings
         .map_or(String::new(), |m| format!(", max findings {m}"));
-    if report.verdict.failed {
+    if report.verdict.incomplete {
+        let _ = writeln!(
+            e,
+            "INCOMPLETE (fail on {fail_on}{max}): {}",
+            report.verdict.reasons.join("; ")
+        );
+    } else if report.verdict.failed {
         let _ = writeln!(
             e,
             "FAILED (fail on {fail_on}{max}): {}",

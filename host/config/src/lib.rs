@@ -23,6 +23,9 @@
 //! | `security.custom_rules` | path (relative to the project) | `.security.yaml` |
 //! | `security.enable_llm_analysis` | boolean | `true` |
 //! | `security.max_llm_calls` | integer ≥ 0 | `20` |
+//! | `security.max_findings_per_file_rule` | findings of one rule in one file an audit lists, integer > 0 | `100` |
+//! | `security.max_findings_per_rule` | findings of one rule an audit lists, integer > 0 | `10000` |
+//! | `security.max_findings_total` | findings an audit lists in all, integer > 0 (the rest are counted, not listed) | `100000` |
 //! | `wiki.format` | non-empty string | `raw-md` |
 //! | `wiki.diagrams` | non-empty string | `mermaid` |
 //! | `wiki.depth` | non-empty string | `standard` |
@@ -377,6 +380,13 @@ pub struct SecurityConfig {
     pub enable_llm_analysis: bool,
     /// `max_llm_calls`.
     pub max_llm_calls: u32,
+    /// `max_findings_per_file_rule`: findings of one rule in one file an
+    /// audit lists.
+    pub max_findings_per_file_rule: u32,
+    /// `max_findings_per_rule`: findings of one rule an audit lists.
+    pub max_findings_per_rule: u32,
+    /// `max_findings_total`: findings an audit lists in all.
+    pub max_findings_total: u32,
 }
 
 impl Default for SecurityConfig {
@@ -386,6 +396,9 @@ impl Default for SecurityConfig {
             custom_rules: PathBuf::from(".security.yaml"),
             enable_llm_analysis: true,
             max_llm_calls: 20,
+            max_findings_per_file_rule: 100,
+            max_findings_per_rule: 10_000,
+            max_findings_total: 100_000,
         }
     }
 }
@@ -665,6 +678,9 @@ impl Config {
                 "custom_rules": self.security.custom_rules.display().to_string(),
                 "enable_llm_analysis": self.security.enable_llm_analysis,
                 "max_llm_calls": self.security.max_llm_calls,
+                "max_findings_per_file_rule": self.security.max_findings_per_file_rule,
+                "max_findings_per_rule": self.security.max_findings_per_rule,
+                "max_findings_total": self.security.max_findings_total,
             },
             "wiki": {
                 "format": self.wiki.format,
@@ -1053,6 +1069,9 @@ impl Ctx<'_> {
             "custom_rules",
             "enable_llm_analysis",
             "max_llm_calls",
+            "max_findings_per_file_rule",
+            "max_findings_per_rule",
+            "max_findings_total",
         ];
         for (k, v) in self.table("security", key, value)? {
             let name: &str = k.get_ref();
@@ -1064,6 +1083,11 @@ impl Ctx<'_> {
                 "custom_rules" => out.custom_rules = PathBuf::from(self.string(&path, v)?),
                 "enable_llm_analysis" => out.enable_llm_analysis = self.bool(&path, v)?,
                 "max_llm_calls" => out.max_llm_calls = self.u32(&path, v, 0)?,
+                "max_findings_per_file_rule" => {
+                    out.max_findings_per_file_rule = self.u32(&path, v, 1)?
+                }
+                "max_findings_per_rule" => out.max_findings_per_rule = self.u32(&path, v, 1)?,
+                "max_findings_total" => out.max_findings_total = self.u32(&path, v, 1)?,
                 _ => return Err(self.unknown(&path, k, KEYS)),
             }
         }

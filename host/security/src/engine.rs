@@ -4,8 +4,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use agent_runtime::{
@@ -20,9 +20,10 @@ use crate::config::SecurityConfig;
 use crate::deps::{AdvisorySources, DependencyVulnerability, audit_dependencies};
 use crate::diff::{DiffScope, diff_scope};
 use crate::finding::{Finding, Severity};
-use crate::post::{Thresholds, Verdict, apply_allowlist, apply_overrides, dedup, evaluate};
+use crate::limits::{Collector, FindingCaps, Truncated, rank_source};
+use crate::post::{Policy, Thresholds, Verdict, dedup, judge};
 use crate::rules::RuleSet;
-use crate::walk::{SkipReason, Skipped, WalkOptions, WalkedFile, read_text, walk};
+use crate::walk::{SkipReason, Skipped, Unreadable, WalkOptions, WalkedFile, read_text, walk};
 
 /// Which files and lines are audited.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -68,6 +69,8 @@ pub struct AuditOptions {
     pub config_fail_on: Option<Severity>,
     /// `--max-findings` from the command line.
     pub max_findings: Option<usize>,
+    /// The caps on the findings kept (`security.max_findings_*`).
+    pub caps: FindingCaps,
 }
 
 impl AuditOptions {
@@ -86,6 +89,7 @@ impl AuditOptions {
             fail_on: None,
             config_fail_on: None,
             max_findings: None,
+            caps: FindingCaps::DEFAULT,
         }
     }
 }
@@ -110,8 +114,12 @@ pub struct ScannerStats {
 pub struct Stats {
     /// Files scanned.
     pub files_scanned: usize,
-    /// Files skipped (size, binary, unreadable).
+    /// Files skipped (size, binary).
     pub files_skipped: usize,
+    /// Directories and files that could not be read (each one is also in
+    /// the errors, scanner `walk`): the audit is incomplete.
+    #[serde(default)]
+    pub unreadable: usize,
     /// Lines in the files scanned.
     pub lines: usize,
     /// Lockfiles parsed.
@@ -159,8 +167,12 @@ pub struct AuditReport {
     pub scope: Scope,
     /// When the audit started (RFC 3339, UTC).
     pub started_at: String,
-    /// Deduplicated findings, sorted (severity, file, line, rule).
+    /// Deduplicated findings, sorted (severity, file, line, rule), within
+    /// the caps.
     pub findings: Vec<Finding>,
+    /// What the caps cut (counted, not listed).
+    #[serde(default)]
+    pub truncated: Truncated,
     /// Dependencies found in lockfiles (for the SBOM).
     pub packages: Vec<agent_deps::Package>,
     /// Advisory matches (for the SBOM).
@@ -189,6 +201,7 @@ impl AuditReport {
             scope: Scope::Full,
             started_at: "1970-01-01T00:00:00Z".into(),
             findings: Vec::new(),
+            truncated: Truncated::default(),
             packages: Vec::new(),
             vulnerabilities: Vec::new(),
             scanners: Vec::new(),
@@ -200,9 +213,29 @@ impl AuditReport {
         }
     }
 
-    /// Counts per severity.
+    /// Counts per severity of the findings listed.
     pub fn counts(&self) -> BTreeMap<Severity, usize> {
         crate::post::counts(&self.findings)
+    }
+
+    /// Counts per severity of every finding: listed, and cut by the caps.
+    pub fn all_counts(&self) -> BTreeMap<Severity, usize> {
+        let mut c = self.counts();
+        for (s, n) in &self.truncated.by_severity {
+            *c.entry(*s).or_default() += n;
+        }
+        c
+    }
+
+    /// Every finding, listed or cut.
+    pub fn total_findings(&self) -> usize {
+        self.findings.len() + self.truncated.findings
+    }
+
+    /// Sets the verdict from the thresholds, every finding (cut ones too)
+    /// and the paths that could not be read.
+    pub fn judge(&mut self) {
+        self.verdict = judge(&self.all_counts(), &self.thresholds, self.stats.unreadable);
     }
 }
 
@@ -249,7 +282,11 @@ fn scanner_globs(patterns: &[String]) -> Result<Option<GlobSet>, globset::Error>
 
 #[derive(Default)]
 struct WorkerOut {
+    /// The findings of the file being scanned.
     findings: Vec<Finding>,
+    /// What the per-file cap cut.
+    cut: Truncated,
+    unreadable: Vec<Unreadable>,
     errors: Vec<ScanError>,
     skipped: Vec<Skipped>,
     scanned: usize,
@@ -454,6 +491,10 @@ struct Shared<'a> {
     scanners: &'a [ScannerEntry],
     rules: &'a RuleSet,
     files: &'a [WalkedFile],
+    policy: &'a Policy,
+    diff: Option<&'a DiffScope>,
+    caps: FindingCaps,
+    collector: &'a Mutex<Collector>,
     max_file_bytes: u64,
     next: AtomicUsize,
     done: AtomicUsize,
@@ -483,10 +524,42 @@ fn worker(sh: &Shared<'_>) -> WorkerOut {
         }
         let file = &sh.files[i];
         scan_file(sh, &rt, file, &mut instances, &mut restarts, &mut out);
+        let found = std::mem::take(&mut out.findings);
+        collect(sh, i, found, &mut out.cut);
         let done = sh.done.fetch_add(1, Ordering::Relaxed) + 1;
         (sh.progress)(done, total);
     }
     out
+}
+
+/// Admits a file's findings (allowlist, overrides, diff lines), caps them
+/// per rule and hands them to the collector.
+fn collect(sh: &Shared<'_>, source: usize, found: Vec<Finding>, cut: &mut Truncated) {
+    if found.is_empty() {
+        return;
+    }
+    let admitted = admit(sh.policy, sh.diff, found);
+    let ranked = rank_source(
+        u32::try_from(source).unwrap_or(u32::MAX - 1),
+        admitted,
+        &sh.caps,
+        cut,
+    );
+    if let Ok(mut c) = sh.collector.lock() {
+        c.add(ranked, Truncated::new(sh.caps));
+    }
+}
+
+fn admit(policy: &Policy, diff: Option<&DiffScope>, found: Vec<Finding>) -> Vec<Finding> {
+    found
+        .into_iter()
+        .filter_map(|f| policy.admit(f))
+        .filter(|f| {
+            diff.is_none_or(|d| {
+                d.overlaps(&f.location.file, f.location.start_line, f.location.end_line)
+            })
+        })
+        .collect()
 }
 
 fn scan_file<'s>(
@@ -512,10 +585,10 @@ fn scan_file<'s>(
             });
             return;
         }
-        Err(_) => {
-            out.skipped.push(Skipped {
+        Err(e) => {
+            out.unreadable.push(Unreadable {
                 path: file.path.clone(),
-                reason: SkipReason::Unreadable,
+                message: e.to_string(),
             });
             return;
         }
@@ -703,6 +776,8 @@ pub fn audit(
         .min(walked.files.len())
         .max(1);
 
+    let policy = Policy::new(&config.allowlist, &config.overrides);
+    let collector = Mutex::new(Collector::new(opts.caps));
     let shared = Shared {
         runtime,
         ctx,
@@ -710,6 +785,10 @@ pub fn audit(
         scanners: &scanners,
         rules: &rules,
         files: &walked.files,
+        policy: &policy,
+        diff: diff.as_ref(),
+        caps: opts.caps,
+        collector: &collector,
         max_file_bytes: opts.max_file_bytes,
         next: AtomicUsize::new(0),
         done: AtomicUsize::new(0),
@@ -732,7 +811,8 @@ pub fn audit(
             .collect()
     });
 
-    let mut findings = Vec::new();
+    let mut cut = Truncated::new(opts.caps);
+    let mut unreadable = walked.unreadable.clone();
     let mut skipped = walked.skipped.clone();
     let mut stats = Stats {
         workers: jobs,
@@ -740,7 +820,8 @@ pub fn audit(
     };
     let mut per: BTreeMap<String, ScannerStats> = BTreeMap::new();
     for o in outs {
-        findings.extend(o.findings);
+        cut.merge(o.cut);
+        unreadable.extend(o.unreadable);
         errors.extend(o.errors);
         skipped.extend(o.skipped);
         stats.files_scanned += o.scanned;
@@ -781,7 +862,14 @@ pub fn audit(
         );
     }
     stats.lockfiles = walked.lockfiles.len();
-    findings.extend(dep.findings);
+    // The dependency audit is one more source, ranked after every file.
+    let dep_findings = admit(&policy, diff.as_ref(), dep.findings);
+    let ranked = rank_source(u32::MAX, dep_findings, &opts.caps, &mut cut);
+    let mut collector = collector
+        .into_inner()
+        .map_err(|_| anyhow::anyhow!("a scan worker panicked while adding findings"))?;
+    collector.add(ranked, cut);
+    let (findings, truncated) = collector.finish();
     for (file, message) in dep.errors {
         errors.push(ScanError {
             scanner: "deps".into(),
@@ -790,13 +878,7 @@ pub fn audit(
         });
     }
 
-    let findings = apply_allowlist(findings, &config.allowlist);
-    let findings = apply_overrides(findings, &config.overrides);
-    let mut findings = dedup(findings);
-    if let Some(d) = &diff {
-        findings
-            .retain(|f| d.overlaps(&f.location.file, f.location.start_line, f.location.end_line));
-    }
+    let findings = dedup(findings);
 
     let thresholds = Thresholds::resolve(
         opts.fail_on,
@@ -804,20 +886,27 @@ pub fn audit(
         opts.config_fail_on,
         opts.max_findings,
     );
-    let verdict = evaluate(&findings, &thresholds);
 
+    unreadable.sort_by(|a, b| a.path.cmp(&b.path));
+    stats.unreadable = unreadable.len();
+    errors.extend(unreadable.into_iter().map(|u| ScanError {
+        scanner: "walk".into(),
+        file: Some(u.path),
+        message: format!("could not be read: {}", u.message),
+    }));
     skipped.sort_by(|a, b| a.path.cmp(&b.path));
     errors.sort_by(|a, b| (&a.file, &a.scanner).cmp(&(&b.file, &b.scanner)));
     stats.files_skipped = skipped.len();
     stats.scanners = per.into_values().collect();
     stats.duration_ms = started.elapsed().as_millis() as u64;
-    Ok(AuditReport {
+    let mut report = AuditReport {
         tool: "agent".into(),
         version: env!("CARGO_PKG_VERSION").into(),
         root: root.display().to_string(),
         scope: opts.scope.clone(),
         started_at,
         findings,
+        truncated,
         packages: dep.packages,
         vulnerabilities: dep.vulnerabilities,
         scanners: scanner_infos,
@@ -825,6 +914,8 @@ pub fn audit(
         errors,
         skipped,
         thresholds,
-        verdict,
-    })
+        verdict: Verdict::default(),
+    };
+    report.judge();
+    Ok(report)
 }

@@ -6,8 +6,8 @@
 //! over the cores) and to the declarative rules ([`rules`]: `.security.yaml`
 //! and skills' `sast_rules_file`, regex or tree-sitter), audits lockfiles
 //! against OSV ([`deps`]), then applies the allowlist, severity overrides,
-//! deduplication across scanners, the diff scope ([`diff`]) and the CI
-//! thresholds ([`post`]). [`output`] writes the report as SARIF 2.1.0, JSON,
+//! deduplication across scanners, the diff scope ([`diff`]), the caps on
+//! the findings kept ([`limits`]) and the CI thresholds ([`post`]). [`output`] writes the report as SARIF 2.1.0, JSON,
 //! Markdown, GitHub workflow commands or a CycloneDX 1.6 SBOM.
 #![deny(missing_docs)]
 
@@ -16,6 +16,7 @@ pub mod deps;
 pub mod diff;
 mod engine;
 pub mod finding;
+pub mod limits;
 pub mod output;
 pub mod paths;
 pub mod post;
@@ -34,7 +35,10 @@ pub use engine::{
     load_rules, select_skills,
 };
 pub use finding::{Confidence, Finding, Location, Severity, UnknownSeverity, sort_findings};
+pub use limits::{FindingCaps, Truncated};
 pub use output::Format;
-pub use post::{Thresholds, Verdict, apply_allowlist, apply_overrides, dedup, evaluate};
+pub use post::{
+    Policy, Thresholds, Verdict, apply_allowlist, apply_overrides, dedup, evaluate, judge,
+};
 pub use rules::{RuleError, RuleSet};
-pub use walk::{SkipReason, Skipped, Walk, WalkOptions, WalkedFile};
+pub use walk::{SkipReason, Skipped, Unreadable, Walk, WalkOptions, WalkedFile};

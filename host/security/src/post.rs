@@ -10,24 +10,82 @@ use crate::config::{Allowlist, Override};
 use crate::finding::{Finding, Severity, hash16, sort_findings};
 use crate::paths::PathPatterns;
 
+/// The allowlist and the severity overrides, compiled once and applied to
+/// each finding as it is produced (before the caps count it).
+#[derive(Default)]
+pub struct Policy {
+    rules: Vec<String>,
+    paths: PathPatterns,
+    regexes: Vec<Regex>,
+    overrides: HashMap<String, Override>,
+}
+
+impl Policy {
+    /// Compiles `allow` and `overrides` (later overrides of a rule win).
+    pub fn new(allow: &Allowlist, overrides: &[Override]) -> Policy {
+        Policy {
+            rules: allow.rules.clone(),
+            paths: PathPatterns::new(&allow.paths).unwrap_or_default(),
+            regexes: allow
+                .regexes
+                .iter()
+                .filter_map(|r| Regex::new(r).ok())
+                .collect(),
+            overrides: overrides
+                .iter()
+                .map(|o| (o.id.clone(), o.clone()))
+                .collect(),
+        }
+    }
+
+    /// Whether the allowlist covers `f` (rule id, path, evidence regex).
+    pub fn allowed(&self, f: &Finding) -> bool {
+        self.rules.iter().any(|r| r == &f.rule_id)
+            || self.paths.matches(&f.location.file)
+            || self.regexes.iter().any(|re| re.is_match(&f.evidence))
+    }
+
+    /// Applies the override of `f`'s rule: `None` when it is disabled; the
+    /// original severity goes to metadata `original_severity`, the note to
+    /// `override_note`.
+    pub fn overridden(&self, mut f: Finding) -> Option<Finding> {
+        let Some(o) = self.overrides.get(f.rule_id.as_str()) else {
+            return Some(f);
+        };
+        if o.disabled {
+            return None;
+        }
+        if let Some(sev) = o.severity
+            && sev != f.severity
+        {
+            f.metadata
+                .insert("original_severity".into(), f.severity.to_string());
+            f.severity = sev;
+        }
+        if let Some(note) = &o.note {
+            f.metadata.insert("override_note".into(), note.clone());
+        }
+        Some(f)
+    }
+
+    /// The allowlist, then the overrides.
+    pub fn admit(&self, f: Finding) -> Option<Finding> {
+        if self.allowed(&f) {
+            return None;
+        }
+        self.overridden(f)
+    }
+}
+
 /// Drops findings the allowlist covers (paths, rule ids, evidence regexes).
 pub fn apply_allowlist(findings: Vec<Finding>, allow: &Allowlist) -> Vec<Finding> {
     if allow.paths.is_empty() && allow.regexes.is_empty() && allow.rules.is_empty() {
         return findings;
     }
-    let paths = PathPatterns::new(&allow.paths).unwrap_or_default();
-    let regexes: Vec<Regex> = allow
-        .regexes
-        .iter()
-        .filter_map(|r| Regex::new(r).ok())
-        .collect();
+    let policy = Policy::new(allow, &[]);
     findings
         .into_iter()
-        .filter(|f| {
-            !(allow.rules.iter().any(|r| r == &f.rule_id)
-                || paths.matches(&f.location.file)
-                || regexes.iter().any(|re| re.is_match(&f.evidence)))
-        })
+        .filter(|f| !policy.allowed(f))
         .collect()
 }
 
@@ -38,28 +96,10 @@ pub fn apply_overrides(findings: Vec<Finding>, overrides: &[Override]) -> Vec<Fi
     if overrides.is_empty() {
         return findings;
     }
-    let by_id: HashMap<&str, &Override> = overrides.iter().map(|o| (o.id.as_str(), o)).collect();
+    let policy = Policy::new(&Allowlist::default(), overrides);
     findings
         .into_iter()
-        .filter_map(|mut f| {
-            let Some(o) = by_id.get(f.rule_id.as_str()) else {
-                return Some(f);
-            };
-            if o.disabled {
-                return None;
-            }
-            if let Some(sev) = o.severity
-                && sev != f.severity
-            {
-                f.metadata
-                    .insert("original_severity".into(), f.severity.to_string());
-                f.severity = sev;
-            }
-            if let Some(note) = &o.note {
-                f.metadata.insert("override_note".into(), note.clone());
-            }
-            Some(f)
-        })
+        .filter_map(|f| policy.overridden(f))
         .collect()
 }
 
@@ -166,10 +206,14 @@ impl Thresholds {
 /// Whether the audit fails, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Verdict {
-    /// Whether the findings pass a threshold.
+    /// Whether the findings pass a threshold, or the audit is incomplete.
     pub failed: bool,
-    /// One line per threshold passed.
+    /// One line per threshold passed (and one when the audit is incomplete).
     pub reasons: Vec<String>,
+    /// Some directory or file could not be read: the audit cannot vouch
+    /// for the tree, whatever the findings.
+    #[serde(default)]
+    pub incomplete: bool,
 }
 
 /// Counts per severity, highest first (every severity present, zeros too).
@@ -183,9 +227,21 @@ pub fn counts(findings: &[Finding]) -> BTreeMap<Severity, usize> {
 
 /// Judges `findings` against `t`.
 pub fn evaluate(findings: &[Finding], t: &Thresholds) -> Verdict {
+    judge(&counts(findings), t, 0)
+}
+
+/// Judges findings by their counts per severity (listed and cut by the
+/// caps alike) against `t`; `unreadable` paths make the audit incomplete,
+/// which fails it whatever the thresholds.
+pub fn judge(counts: &BTreeMap<Severity, usize>, t: &Thresholds, unreadable: usize) -> Verdict {
+    let total: usize = counts.values().sum();
     let mut reasons = Vec::new();
     if let Some(min) = t.fail_on {
-        let n = findings.iter().filter(|f| f.severity >= min).count();
+        let n: usize = counts
+            .iter()
+            .filter(|(s, _)| **s >= min)
+            .map(|(_, n)| n)
+            .sum();
         if n > 0 {
             reasons.push(format!(
                 "{n} finding{} at or above severity {min} (fail_on: {min})",
@@ -194,16 +250,21 @@ pub fn evaluate(findings: &[Finding], t: &Thresholds) -> Verdict {
         }
     }
     if let Some(max) = t.max_findings
-        && findings.len() > max
+        && total > max
     {
+        reasons.push(format!("{total} findings, more than max_findings ({max})"));
+    }
+    if unreadable > 0 {
         reasons.push(format!(
-            "{} findings, more than max_findings ({max})",
-            findings.len()
+            "{unreadable} path{} could not be read: the audit is incomplete (see the errors; \
+             make them readable, or list them in .ignore to leave them out)",
+            if unreadable == 1 { "" } else { "s" }
         ));
     }
     Verdict {
         failed: !reasons.is_empty(),
         reasons,
+        incomplete: unreadable > 0,
     }
 }
 

@@ -1,6 +1,8 @@
 //! The project walk: ignore files (`.gitignore`, `.ignore`), hidden files
 //! skipped (except `.github/`, `.env*` and `.security.yaml`), size and binary
 //! skips, language detection, lockfiles set aside for the dependency audit.
+//! A directory or file that cannot be read is not skipped quietly: it is a
+//! [`Unreadable`] entry, and the audit that meets one is incomplete.
 
 use std::collections::BTreeSet;
 use std::io::Read;
@@ -54,10 +56,9 @@ pub struct WalkedFile {
 pub enum SkipReason {
     /// Larger than the size limit.
     TooLarge,
-    /// Contains NUL in its first 8 KiB, or is not UTF-8.
+    /// Contains NUL in its first 8 KiB (as git decides). Text in another
+    /// encoding than UTF-8 is scanned, not skipped.
     Binary,
-    /// Could not be read.
-    Unreadable,
 }
 
 /// A file not scanned.
@@ -69,6 +70,15 @@ pub struct Skipped {
     pub reason: SkipReason,
 }
 
+/// A directory or file the walk (or the scan) could not read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unreadable {
+    /// Relative path (`.` for the root itself).
+    pub path: String,
+    /// Why, as the operating system said it.
+    pub message: String,
+}
+
 /// The result of a walk.
 #[derive(Debug, Clone, Default)]
 pub struct Walk {
@@ -78,6 +88,8 @@ pub struct Walk {
     pub lockfiles: Vec<WalkedFile>,
     /// Files skipped by size.
     pub skipped: Vec<Skipped>,
+    /// Directories and files that could not be read, sorted by path.
+    pub unreadable: Vec<Unreadable>,
 }
 
 /// Whether a hidden name is still walked.
@@ -109,7 +121,25 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> anyhow::Result<Walk> {
         });
     let mut out = Walk::default();
     for entry in builder.build() {
-        let Ok(entry) = entry else { continue };
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(e) => {
+                let Some(u) = unreadable(root, &e) else {
+                    continue;
+                };
+                // In diff scope only what may hold a changed file matters.
+                let wanted = opts.only.as_ref().is_none_or(|only| {
+                    u.path == "."
+                        || only
+                            .iter()
+                            .any(|f| f == &u.path || f.starts_with(&format!("{}/", u.path)))
+                });
+                if wanted {
+                    out.unreadable.push(u);
+                }
+                continue;
+            }
+        };
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
@@ -149,11 +179,48 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> anyhow::Result<Walk> {
     out.files.sort_by(|a, b| a.path.cmp(&b.path));
     out.lockfiles.sort_by(|a, b| a.path.cmp(&b.path));
     out.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    out.unreadable.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(out)
 }
 
+/// The path (relative to `root`) and the cause of a walk error that leaves
+/// part of the tree unread: an I/O error (a directory that cannot be
+/// listed) or a symlink loop. A bad line in an ignore file is not one (the
+/// walk goes on without that line).
+fn unreadable(root: &Path, e: &ignore::Error) -> Option<Unreadable> {
+    fn parts(e: &ignore::Error) -> Option<(Option<&Path>, String)> {
+        match e {
+            ignore::Error::WithPath { path, err } => parts(err).map(|(_, m)| (Some(&**path), m)),
+            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+                parts(err)
+            }
+            ignore::Error::Io(io) => Some((None, io.to_string())),
+            ignore::Error::Loop { child, .. } => Some((Some(&**child), e.to_string())),
+            _ => None,
+        }
+    }
+    let (path, message) = parts(e)?;
+    Some(Unreadable {
+        path: path.map_or_else(|| ".".to_string(), |p| relative(root, p)),
+        message,
+    })
+}
+
+/// `path` relative to `root`, `/`-separated (`.` for the root).
+fn relative(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    let s = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/");
+    if s.is_empty() { ".".to_string() } else { s }
+}
+
 /// Reads a file as text: `Ok(None)` when it is binary (NUL in the first
-/// 8 KiB) or not UTF-8.
+/// 8 KiB, as git decides). Text that is not UTF-8 (Latin-1, Windows-1252, a
+/// stray byte) is scanned all the same: each invalid byte becomes U+FFFD, so
+/// lines keep their numbers and a token next to an `é` is still found.
 ///
 /// # Errors
 /// I/O errors, and an error when `path` is not a regular file (a FIFO put in
@@ -169,5 +236,8 @@ pub fn read_text(path: &Path, max: u64) -> std::io::Result<Option<String>> {
     if probe.contains(&0) {
         return Ok(None);
     }
-    Ok(String::from_utf8(bytes).ok())
+    Ok(Some(match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }))
 }

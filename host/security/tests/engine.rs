@@ -74,6 +74,19 @@ fn walker_skips_ignored_hidden_large_and_keeps_allowed_dotfiles() {
     assert_eq!(walk(root, &only).unwrap().files.len(), 1);
 }
 
+#[test]
+fn latin1_is_read_as_text_and_a_nul_means_binary() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    // Latin-1 is read as text (invalid bytes as U+FFFD), lines kept; before,
+    // anything not UTF-8 was "binary" and never scanned.
+    write(root, "legacy.py", b"# caf\xe9\nKEY = 1\n");
+    let text = read_text(&root.join("legacy.py"), 1024).unwrap().unwrap();
+    assert_eq!(text, "# caf\u{fffd}\nKEY = 1\n");
+    write(root, "blob.dat", b"ab\0cd\xe9");
+    assert_eq!(read_text(&root.join("blob.dat"), 1024).unwrap(), None);
+}
+
 struct AllowAll;
 impl Authorizer for AllowAll {
     fn check(&self, _: &AccessRequest<'_>) -> Access {

@@ -144,6 +144,7 @@ pub fn report() -> AuditReport {
     r.verdict = Verdict {
         failed: true,
         reasons: vec!["3 findings at or above severity high (fail_on: high)".into()],
+        incomplete: false,
     };
     r
 }

@@ -28,11 +28,19 @@ pub fn command(s: Severity) -> &'static str {
     }
 }
 
-/// Writes one workflow command per finding, then one warning per scanner error.
+/// Writes one workflow command per finding, then one warning per scanner
+/// error (an error per path that could not be read), then a warning with the
+/// count of findings the caps cut.
 ///
 /// # Errors
 /// I/O errors.
 pub fn write(out: &mut dyn Write, report: &AuditReport) -> io::Result<()> {
+    let mut buffered = io::BufWriter::new(out);
+    write_to(&mut buffered, report)?;
+    buffered.flush()
+}
+
+fn write_to(out: &mut dyn Write, report: &AuditReport) -> io::Result<()> {
     for f in super::sorted(report) {
         let mut props = vec![format!("file={}", escape_property(&f.location.file))];
         if f.location.start_line >= 1 {
@@ -74,12 +82,18 @@ pub fn write(out: &mut dyn Write, report: &AuditReport) -> io::Result<()> {
         if let Some(file) = &e.file {
             props = format!(" file={}", escape_property(file));
         }
-        writeln!(
-            out,
-            "::warning{}::{}",
-            props,
-            escape_data(&format!("scanner {} failed: {}", e.scanner, e.message))
-        )?;
+        let (command, message) = if e.scanner == "walk" {
+            ("error", format!("not audited: {}", e.message))
+        } else {
+            (
+                "warning",
+                format!("scanner {} failed: {}", e.scanner, e.message),
+            )
+        };
+        writeln!(out, "::{command}{props}::{}", escape_data(&message))?;
+    }
+    if let Some(t) = report.truncated.summary() {
+        writeln!(out, "::warning::{}", escape_data(&t))?;
     }
     Ok(())
 }

@@ -42,6 +42,12 @@ fn title_case(s: Severity) -> &'static str {
 /// # Errors
 /// I/O errors.
 pub fn write(out: &mut dyn Write, report: &AuditReport) -> io::Result<()> {
+    let mut buffered = io::BufWriter::new(out);
+    write_to(&mut buffered, report)?;
+    buffered.flush()
+}
+
+fn write_to(out: &mut dyn Write, report: &AuditReport) -> io::Result<()> {
     let findings = super::sorted(report);
     writeln!(out, "# Security audit")?;
     writeln!(out)?;
@@ -62,7 +68,15 @@ pub fn write(out: &mut dyn Write, report: &AuditReport) -> io::Result<()> {
         report.packages.len()
     )?;
     writeln!(out, "- Duration: {} ms", report.stats.duration_ms)?;
-    if report.verdict.failed {
+    if let Some(t) = report.truncated.summary() {
+        writeln!(out, "- Not listed: {}", cell(&t))?;
+    }
+    if report.verdict.incomplete {
+        writeln!(out, "- Result: **INCOMPLETE**")?;
+        for r in &report.verdict.reasons {
+            writeln!(out, "  - {r}")?;
+        }
+    } else if report.verdict.failed {
         writeln!(out, "- Result: **FAILED**")?;
         for r in &report.verdict.reasons {
             writeln!(out, "  - {r}")?;
@@ -85,6 +99,9 @@ pub fn write(out: &mut dyn Write, report: &AuditReport) -> io::Result<()> {
         )?;
     }
     writeln!(out, "| **Total** | **{}** |", findings.len())?;
+    if report.truncated.findings > 0 {
+        writeln!(out, "| Not listed (caps) | {} |", report.truncated.findings)?;
+    }
     writeln!(out)?;
 
     writeln!(out, "## Findings")?;

@@ -1,10 +1,14 @@
 //! SARIF 2.1.0, with what GitHub code scanning reads: rules with help text
 //! and `security-severity`, relative artifact URIs against `%SRCROOT%`,
-//! regions, `partialFingerprints`.
+//! regions, `partialFingerprints`. Written as a stream: each result is
+//! built and written in turn. Findings cut by the caps are counted in
+//! `runs[0].properties.truncated` and a tool notification; unreadable paths
+//! are `error` notifications and make `executionSuccessful` false.
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
+use serde::{Serialize, Serializer};
 use serde_json::{Map, Value, json};
 
 use crate::engine::AuditReport;
@@ -199,26 +203,87 @@ fn result_of(f: &Finding, rule_index: usize) -> Value {
     })
 }
 
-/// Builds the SARIF log as a JSON value.
-pub fn to_value(report: &AuditReport) -> Value {
-    let findings = super::sorted(report);
-    // One rule per id, described by its most severe finding.
-    let mut reps: BTreeMap<&str, &Finding> = BTreeMap::new();
-    for f in &findings {
-        reps.entry(f.rule_id.as_str())
-            .and_modify(|r| {
-                if f.severity > r.severity {
-                    *r = f;
-                }
-            })
-            .or_insert(f);
+/// The findings as SARIF results, serialized one by one as they are
+/// written (one small JSON value per finding, never one for the whole log).
+struct Results<'a> {
+    findings: &'a [&'a Finding],
+    index: &'a BTreeMap<&'a str, usize>,
+}
+
+impl Serialize for Results<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(
+            self.findings
+                .iter()
+                .map(|f| result_of(f, self.index[f.rule_id.as_str()])),
+        )
     }
-    let index: BTreeMap<&str, usize> = reps.keys().enumerate().map(|(i, k)| (*k, i)).collect();
-    let rules: Vec<Value> = reps.values().map(|f| rule_of(f)).collect();
-    let results: Vec<Value> = findings
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Run<'a> {
+    tool: Value,
+    automation_details: Value,
+    original_uri_base_ids: Value,
+    invocations: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    properties: Option<Value>,
+    results: Results<'a>,
+}
+
+#[derive(Serialize)]
+struct Log<'a> {
+    #[serde(rename = "$schema")]
+    schema: &'static str,
+    version: &'static str,
+    runs: [Run<'a>; 1],
+}
+
+/// What does not fit in a result: scanner errors and unreadable paths
+/// (notifications), findings cut by the caps (a notification, and
+/// `run.properties.truncated` with the counts).
+fn invocation(report: &AuditReport) -> Value {
+    let mut notifications: Vec<Value> = report
+        .errors
         .iter()
-        .map(|f| result_of(f, index[f.rule_id.as_str()]))
+        .map(|e| {
+            let level = if e.scanner == "walk" {
+                "error"
+            } else {
+                "warning"
+            };
+            let mut n = json!({
+                "level": level,
+                "message": { "text": format!("{}: {}", e.scanner, e.message) },
+            });
+            if let Some(file) = &e.file {
+                n["locations"] = json!([{ "physicalLocation": { "artifactLocation": {
+                    "uri": uri_path(file), "uriBaseId": SRCROOT } } }]);
+            }
+            n
+        })
         .collect();
+    if let Some(text) = report.truncated.summary() {
+        notifications.push(json!({
+            "level": "warning",
+            "descriptor": { "id": "findings-truncated" },
+            "message": { "text": text },
+        }));
+    }
+    let mut invocation = json!({ "executionSuccessful": !report.verdict.incomplete });
+    if !notifications.is_empty() {
+        invocation["toolExecutionNotifications"] = json!(notifications);
+    }
+    invocation
+}
+
+fn log<'a>(
+    report: &'a AuditReport,
+    findings: &'a [&'a Finding],
+    index: &'a BTreeMap<&'a str, usize>,
+    rules: Vec<Value>,
+) -> Log<'a> {
     let mut base = Map::new();
     let mut src = Map::new();
     if let Some(uri) = root_uri(&report.root) {
@@ -229,48 +294,68 @@ pub fn to_value(report: &AuditReport) -> Value {
         json!({ "text": "The root of the audited project." }),
     );
     base.insert(SRCROOT.into(), Value::Object(src));
-    let notifications: Vec<Value> = report
-        .errors
-        .iter()
-        .map(|e| {
-            let mut n = json!({
-                "level": "warning",
-                "message": { "text": format!("{}: {}", e.scanner, e.message) },
-            });
-            if let Some(file) = &e.file {
-                n["locations"] = json!([{ "physicalLocation": { "artifactLocation": {
-                    "uri": uri_path(file), "uriBaseId": SRCROOT } } }]);
-            }
-            n
+    let properties = (report.truncated.findings > 0).then(|| {
+        json!({
+            "truncated": serde_json::to_value(&report.truncated).unwrap_or(Value::Null),
+            "totalFindings": report.total_findings(),
         })
-        .collect();
-    let mut invocation = json!({ "executionSuccessful": true });
-    if !notifications.is_empty() {
-        invocation["toolExecutionNotifications"] = json!(notifications);
-    }
-    json!({
-        "$schema": SCHEMA,
-        "version": "2.1.0",
-        "runs": [{
-            "tool": { "driver": {
+    });
+    Log {
+        schema: SCHEMA,
+        version: "2.1.0",
+        runs: [Run {
+            tool: json!({ "driver": {
                 "name": report.tool,
                 "version": report.version,
                 "semanticVersion": report.version,
                 "informationUri": "https://example.invalid/agent",
                 "rules": rules,
-            }},
-            "automationDetails": { "id": "agent-security-audit/" },
-            "originalUriBaseIds": Value::Object(base),
-            "invocations": [invocation],
-            "results": results,
-        }]
-    })
+            }}),
+            automation_details: json!({ "id": "agent-security-audit/" }),
+            original_uri_base_ids: Value::Object(base),
+            invocations: json!([invocation(report)]),
+            properties,
+            results: Results { findings, index },
+        }],
+    }
 }
 
-/// Writes the SARIF log.
+/// One rule per id, described by its most severe finding: the rules and
+/// each id's index.
+fn rules<'a>(findings: &[&'a Finding]) -> (BTreeMap<&'a str, usize>, Vec<Value>) {
+    let mut reps: BTreeMap<&str, &Finding> = BTreeMap::new();
+    for f in findings {
+        reps.entry(f.rule_id.as_str())
+            .and_modify(|r| {
+                if f.severity > r.severity {
+                    *r = f;
+                }
+            })
+            .or_insert(f);
+    }
+    let index: BTreeMap<&str, usize> = reps.keys().enumerate().map(|(i, k)| (*k, i)).collect();
+    let rules: Vec<Value> = reps.values().map(|f| rule_of(f)).collect();
+    (index, rules)
+}
+
+/// Builds the SARIF log as a JSON value (for tests and small reports;
+/// [`write`] streams it).
+pub fn to_value(report: &AuditReport) -> Value {
+    let findings = super::sorted(report);
+    let (index, rules) = rules(&findings);
+    serde_json::to_value(log(report, &findings, &index, rules)).unwrap_or(Value::Null)
+}
+
+/// Writes the SARIF log, one result at a time.
 ///
 /// # Errors
 /// I/O errors.
 pub fn write(out: &mut dyn Write, report: &AuditReport) -> io::Result<()> {
-    super::json_out(out, &to_value(report))
+    let findings = super::sorted(report);
+    let (index, rules) = rules(&findings);
+    let mut buffered = io::BufWriter::new(out);
+    serde_json::to_writer_pretty(&mut buffered, &log(report, &findings, &index, rules))
+        .map_err(io::Error::other)?;
+    buffered.write_all(b"\n")?;
+    buffered.flush()
 }
