@@ -59,13 +59,23 @@ impl Limits {
         max_alias_nodes: 100_000,
     };
 
-    /// Generated data: lockfiles, registry indexes, OSV answers, model tool
-    /// arguments, hook and tool outputs, stored records. The depth is
-    /// serde_json's own recursion limit.
+    /// Generated data read as a whole: lockfiles, registry indexes, OSV
+    /// answers, model stream chunks. The depth is serde_json's own recursion
+    /// limit.
     pub const DATA: Limits = Limits {
         max_bytes: 64 << 20,
         max_depth: 128,
         max_alias_nodes: 1_000_000,
+    };
+
+    /// JSON that is kept inside other records: model tool arguments, tool
+    /// and workflow inputs, hook-rewritten inputs, input schemas. Half of
+    /// [`Limits::DATA`]'s depth, so that a session record wrapping it stays
+    /// readable.
+    pub const MESSAGE: Limits = Limits {
+        max_bytes: 16 << 20,
+        max_depth: 64,
+        max_alias_nodes: 0,
     };
 }
 

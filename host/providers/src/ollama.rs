@@ -205,7 +205,7 @@ impl State {
                     .unwrap_or_else(|| format!("call_{index}"));
                 let name = f["name"].as_str().unwrap_or_default().to_string();
                 let input = match &f["arguments"] {
-                    Value::String(s) => crate::types::parse_json(s, "tool arguments")
+                    Value::String(s) => crate::types::parse_tool_input(s)
                         .unwrap_or(Value::String(s.clone())),
                     Value::Null => json!({}),
                     other => other.clone(),

@@ -273,7 +273,7 @@ pub(crate) fn parse_tool_input(raw: &str) -> Result<Value, JsonError> {
     if raw.trim().is_empty() {
         Ok(Value::Object(serde_json::Map::new()))
     } else {
-        parse_json(raw, "tool arguments")
+        agent_bounded::parse_json(raw, "tool arguments", agent_bounded::Limits::MESSAGE)
     }
 }
 
@@ -303,7 +303,7 @@ mod tests {
         assert!(matches!(err, agent_bounded::Error::Limit(_)), "{err:?}");
         assert_eq!(
             err.to_string(),
-            "tool arguments: line 1, column 129: JSON nested deeper than the limit of 128 \
+            "tool arguments: line 1, column 65: JSON nested deeper than the limit of 64 \
              levels; flatten the document"
         );
         let flat = parse_tool_input(r#"{"path": [[["a"]]]}"#).unwrap();
