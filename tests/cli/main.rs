@@ -629,6 +629,9 @@ mod manifest_signing;
 // `agent security-audit`: fixture repositories with exact findings, thresholds, schemas.
 mod security;
 
+// Deeply nested YAML (.security.yaml, --capabilities) refused by its limits, not a stack overflow.
+mod bounded_input;
+
 // The interactive interface in tmux: prompt, approval dialogs, answer, edited file.
 mod tui;
 
