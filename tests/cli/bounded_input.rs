@@ -59,3 +59,28 @@ fn a_200_kb_capabilities_file_of_nested_lists_is_refused_by_run_and_skill_list()
     );
     refused(&sb, &["skill", "list", "--capabilities", caps], expected);
 }
+
+#[test]
+fn deeply_nested_tool_input_is_refused_by_the_limit_before_the_skill_runs() {
+    // serde_json stopped this at its own 128 levels; the tool-input limit is
+    // 64, so that the session record wrapping an accepted input stays
+    // readable, and the message names the limit.
+    let sb = sandbox();
+    let input = format!("{{\"path\": {}{}}}", "[".repeat(200), "]".repeat(200));
+    let out = sb.agent(&[
+        "skill",
+        "call",
+        "core-tools",
+        "read_file",
+        "--allow",
+        "file:read",
+        "--input",
+        &input,
+    ]);
+    assert_eq!(code(&out), 2, "{:?}", text(&out));
+    assert_eq!(
+        text(&out).1.trim(),
+        "error: --input for `read_file`: input refused: JSON nested deeper than the limit of 64 \
+         levels; flatten the document"
+    );
+}
