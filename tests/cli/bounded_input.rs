@@ -23,7 +23,11 @@ fn refused(sb: &agent_tests::Sandbox, args: &[&str], expected: &str) {
     let out = sb.agent(args);
     let took = started.elapsed();
     let (stdout, stderr) = text(&out);
-    assert_eq!(code(&out), 2, "{args:?}\nstdout:\n{stdout}\nstderr:\n{stderr}");
+    assert_eq!(
+        code(&out),
+        2,
+        "{args:?}\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
     assert!(stderr.contains(expected), "{args:?}: {stderr}");
     assert!(!stderr.contains("overflowed its stack"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");

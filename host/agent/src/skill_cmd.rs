@@ -857,5 +857,6 @@ fn permissions(app: &mut App, name: &str, revoke: Option<&str>) -> Result<u8> {
 /// An input schema (from a component or a schema file), within the limits on
 /// size and depth; `origin` names it in the error.
 fn schema_json(text: &str, origin: impl std::fmt::Display) -> Result<serde_json::Value, String> {
-    agent_bounded::parse_json(text, origin, agent_bounded::Limits::MESSAGE).map_err(|e| e.to_string())
+    agent_bounded::parse_json(text, origin, agent_bounded::Limits::MESSAGE)
+        .map_err(|e| e.to_string())
 }

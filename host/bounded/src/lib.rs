@@ -166,7 +166,7 @@ impl fmt::Display for LimitError {
 impl std::error::Error for LimitError {}
 
 fn bytes_text(n: usize) -> String {
-    if n >= 1 << 20 && n % (1 << 20) == 0 {
+    if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
         format!("{} MiB", n >> 20)
     } else {
         format!("{n} bytes")

@@ -131,9 +131,7 @@ pub fn check_yaml(text: &str, origin: impl fmt::Display, limits: Limits) -> Resu
                 }
                 Some(repeated.height)
             }
-            Event::Nothing | Event::StreamStart | Event::DocumentStart | Event::DocumentEnd => {
-                None
-            }
+            Event::Nothing | Event::StreamStart | Event::DocumentStart | Event::DocumentEnd => None,
         };
         if let (Some(height), Some(parent)) = (done, open.last_mut()) {
             parent.height = parent.height.max(height);

@@ -677,7 +677,10 @@ fn deeply_nested_lockfiles_are_refused_before_parsing() {
         ),
         (
             "pnpm-lock.yaml",
-            format!("lockfileVersion: '9.0'\npackages:\n  {}x\n", "- ".repeat(100_000)),
+            format!(
+                "lockfileVersion: '9.0'\npackages:\n  {}x\n",
+                "- ".repeat(100_000)
+            ),
             "YAML",
         ),
     ];

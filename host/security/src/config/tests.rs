@@ -202,7 +202,8 @@ fn nesting_deeper_than_the_limit_is_refused_before_parsing_with_file_and_line() 
         assert!(started.elapsed() < std::time::Duration::from_secs(1));
         assert_eq!((err.line, err.field.as_str()), (Some(line), ""));
         assert!(
-            err.to_string().starts_with(&format!("proj/.security.yaml:{line}:")),
+            err.to_string()
+                .starts_with(&format!("proj/.security.yaml:{line}:")),
             "{err}"
         );
         assert!(
