@@ -633,6 +633,9 @@ mod security;
 // Hostile trees: bounded findings, unreadable directories, Latin-1 (issue 13).
 mod security_limits;
 
+// Deeply nested YAML (.security.yaml, --capabilities) refused by its limits, not a stack overflow.
+mod bounded_input;
+
 // The interactive interface in tmux: prompt, approval dialogs, answer, edited file.
 mod tui;
 

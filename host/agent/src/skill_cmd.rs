@@ -175,7 +175,7 @@ fn info(app: &mut App, name: &str, format: Format) -> Result<u8> {
             "signature": skill.signer,
             "digest": skill.digest,
             "permissions": perms.iter().map(|(p, st)| json!({"permission": p.as_str(), "status": st})).collect::<Vec<_>>(),
-            "tools": tools.iter().map(|t| json!({"name": t.name, "description": t.description, "requires_approval": t.requires_approval, "input_schema": serde_json::from_str::<serde_json::Value>(&t.input_schema).unwrap_or(serde_json::Value::Null)})).collect::<Vec<_>>(),
+            "tools": tools.iter().map(|t| json!({"name": t.name, "description": t.description, "requires_approval": t.requires_approval, "input_schema": schema_json(&t.input_schema, "input schema").unwrap_or(serde_json::Value::Null)})).collect::<Vec<_>>(),
         });
         println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(exit::OK);
@@ -532,7 +532,7 @@ fn test(app: &mut App, path: &Path) -> Result<u8> {
             Ok(tools) => {
                 println!("ok    {} tool(s):", tools.len());
                 for t in &tools {
-                    let schema_ok = serde_json::from_str::<serde_json::Value>(&t.input_schema)
+                    let schema_ok = schema_json(&t.input_schema, "input schema")
                         .map(|v| v.is_object())
                         .unwrap_or(false);
                     if !schema_ok {
@@ -551,9 +551,9 @@ fn test(app: &mut App, path: &Path) -> Result<u8> {
                             }
                             if let Some(file) = &decl.input_schema_file {
                                 let p = manifest.resolve_path(path, file);
-                                match std::fs::read_to_string(&p).map_err(|e| e.to_string()).and_then(|s| serde_json::from_str::<serde_json::Value>(&s).map_err(|e| e.to_string())) {
+                                match std::fs::read_to_string(&p).map_err(|e| e.to_string()).and_then(|s| schema_json(&s, p.display())) {
                                     Ok(file_schema) => {
-                                        let comp: serde_json::Value = serde_json::from_str(&t.input_schema).unwrap_or_default();
+                                        let comp = schema_json(&t.input_schema, "input schema").unwrap_or_default();
                                         if file_schema != comp {
                                             problems.push(format!("tool `{}`: {} differs from the schema the component returns", t.name, p.display()));
                                         }
@@ -650,7 +650,7 @@ fn test_other_exports(
                 println!("ok    {} workflow(s):", workflows.len());
                 for w in &workflows {
                     println!("        {} — {}", w.name, w.description);
-                    let schema_ok = serde_json::from_str::<serde_json::Value>(&w.input_schema)
+                    let schema_ok = schema_json(&w.input_schema, "input schema")
                         .map(|v| v.is_object())
                         .unwrap_or(false);
                     if !schema_ok {
@@ -852,4 +852,11 @@ fn permissions(app: &mut App, name: &str, revoke: Option<&str>) -> Result<u8> {
         }
     }
     Ok(exit::OK)
+}
+
+/// An input schema (from a component or a schema file), within the limits on
+/// size and depth; `origin` names it in the error.
+fn schema_json(text: &str, origin: impl std::fmt::Display) -> Result<serde_json::Value, String> {
+    agent_bounded::parse_json(text, origin, agent_bounded::Limits::MESSAGE)
+        .map_err(|e| e.to_string())
 }

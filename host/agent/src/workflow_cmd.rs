@@ -1,6 +1,7 @@
 //! `agent workflow list|run`: workflow skills' procedures from the command
 //! line.
 
+use agent_bounded::Limits;
 use std::sync::Arc;
 
 use agent_runtime::{ExportKind, Skill, SkillError, WorkflowSpec};
@@ -61,10 +62,13 @@ fn read_input(args: &WorkflowRunArgs) -> Result<String> {
     } else {
         "--input".to_string()
     };
-    match serde_json::from_str::<serde_json::Value>(&text) {
+    match agent_bounded::parse_json::<serde_json::Value>(&text, &flag, Limits::MESSAGE) {
         Ok(v) if v.is_object() => Ok(text),
         Ok(_) => Err(UsageError(format!("{flag}: expected a JSON object")).into()),
-        Err(e) => Err(UsageError(format!("{flag}: not JSON: {e}")).into()),
+        Err(agent_bounded::Error::Limit(e)) => Err(UsageError(e.to_string()).into()),
+        Err(agent_bounded::Error::Parse(e)) => {
+            Err(UsageError(format!("{flag}: not JSON: {e}")).into())
+        }
     }
 }
 
@@ -145,7 +149,11 @@ fn run_one(app: &mut App, args: WorkflowRunArgs) -> Result<u8> {
                     eprintln!("[{}] {}: {}", l.level, skill.name(), l.message);
                 }
             }
-            match serde_json::from_str::<serde_json::Value>(&output.text) {
+            match agent_bounded::parse_json::<serde_json::Value>(
+                &output.text,
+                "output",
+                Limits::MESSAGE,
+            ) {
                 Ok(v) => println!("{}", serde_json::to_string_pretty(&v)?),
                 Err(_) => println!("{}", output.text),
             }

@@ -434,20 +434,33 @@ impl Chain {
             self.ignored(skill, "tool-call", &why);
             return;
         }
-        let input = match serde_json::from_str::<serde_json::Value>(&new.input) {
+        let input = match agent_bounded::parse_json::<serde_json::Value>(
+            &new.input,
+            "input",
+            agent_bounded::Limits::MESSAGE,
+        ) {
             Ok(v @ serde_json::Value::Object(_)) => v,
             Ok(_) => {
                 self.ignored(skill, "tool-call", "its input is not a JSON object");
                 return;
             }
-            Err(e) => {
+            Err(agent_bounded::Error::Limit(e)) => {
+                let why = format!("its input is refused: {}", e.reason());
+                self.ignored(skill, "tool-call", &why);
+                return;
+            }
+            Err(agent_bounded::Error::Parse(e)) => {
                 let why = format!("its input is not JSON: {e}");
                 self.ignored(skill, "tool-call", &why);
                 return;
             }
         };
-        let same =
-            serde_json::from_str::<serde_json::Value>(&current.input).is_ok_and(|old| old == input);
+        let same = agent_bounded::parse_json::<serde_json::Value>(
+            &current.input,
+            "input",
+            agent_bounded::Limits::MESSAGE,
+        )
+        .is_ok_and(|old| old == input);
         if !same {
             self.event.tool_call = Some(new);
             self.call_changed = true;

@@ -703,8 +703,12 @@ impl Agent<'_> {
             .map(|t| ToolDef {
                 name: t.name.clone(),
                 description: t.spec.description.clone(),
-                input_schema: serde_json::from_str(&t.spec.input_schema)
-                    .unwrap_or_else(|_| serde_json::json!({"type": "object"})),
+                input_schema: agent_bounded::parse_json(
+                    &t.spec.input_schema,
+                    "input schema",
+                    agent_bounded::Limits::MESSAGE,
+                )
+                .unwrap_or_else(|_| serde_json::json!({"type": "object"})),
             })
             .collect();
         let cancel = self.cancel.clone().unwrap_or_default();

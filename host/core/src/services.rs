@@ -51,11 +51,17 @@ impl ProviderLlm {
     }
 }
 
+/// Whether `text` is JSON within the limits on size and depth.
+fn is_json(text: &str) -> bool {
+    agent_bounded::parse_json::<serde_json::Value>(text, "answer", agent_bounded::Limits::MESSAGE)
+        .is_ok()
+}
+
 /// The JSON value in a model's answer: the whole text, or the inside of a
 /// fenced block, or the outermost `{...}` / `[...]`.
 fn extract_json(text: &str) -> String {
     let t = text.trim();
-    if serde_json::from_str::<serde_json::Value>(t).is_ok() {
+    if is_json(t) {
         return t.to_string();
     }
     if let Some(start) = t.find("```") {
@@ -63,7 +69,7 @@ fn extract_json(text: &str) -> String {
         let body = body.strip_prefix("json").unwrap_or(body);
         if let Some(end) = body.find("```") {
             let inner = body[..end].trim();
-            if serde_json::from_str::<serde_json::Value>(inner).is_ok() {
+            if is_json(inner) {
                 return inner.to_string();
             }
         }
@@ -73,7 +79,7 @@ fn extract_json(text: &str) -> String {
             && a < b
         {
             let inner = &t[a..=b];
-            if serde_json::from_str::<serde_json::Value>(inner).is_ok() {
+            if is_json(inner) {
                 return inner.to_string();
             }
         }

@@ -2,6 +2,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use agent_bounded::Limits;
 use serde_json::Value;
 
 use crate::{DepsError, Ecosystem, Package};
@@ -117,6 +118,12 @@ impl Parser<'_> {
 
     fn err(&self, line: u32, msg: impl Into<String>) -> DepsError {
         DepsError::parse(self.file, line, msg)
+    }
+
+    /// A lockfile over a size or nesting limit, at the line where it crossed it.
+    fn limit(&self, e: &agent_bounded::LimitError) -> DepsError {
+        let line = e.position().map_or(0, |(line, _)| line as u32);
+        self.err(line, e.reason())
     }
 
     fn toml_check(&self, text: &str) -> Result<(), DepsError> {
@@ -239,8 +246,12 @@ impl Parser<'_> {
     }
 
     fn json(&self, text: &str) -> Result<Value, DepsError> {
-        serde_json::from_str(text)
-            .map_err(|e| self.err(e.line() as u32, format!("invalid JSON: {e}")))
+        agent_bounded::parse_json(text, self.file, Limits::DATA).map_err(|e| match e {
+            agent_bounded::Error::Limit(e) => self.limit(&e),
+            agent_bounded::Error::Parse(e) => {
+                self.err(e.line() as u32, format!("invalid JSON: {e}"))
+            }
+        })
     }
 
     fn package_lock(&self, text: &str) -> Result<Vec<Package>, DepsError> {
@@ -419,9 +430,13 @@ impl Parser<'_> {
     }
 
     fn pnpm_lock(&self, text: &str) -> Result<Vec<Package>, DepsError> {
-        if let Err(e) = serde_yaml::from_str::<serde_yaml::Value>(text) {
-            let line = e.location().map(|l| l.line() as u32).unwrap_or(0);
-            return Err(self.err(line, format!("invalid YAML: {e}")));
+        match agent_bounded::parse_yaml::<serde_yaml::Value>(text, self.file, Limits::DATA) {
+            Ok(_) => {}
+            Err(agent_bounded::Error::Limit(e)) => return Err(self.limit(&e)),
+            Err(agent_bounded::Error::Parse(e)) => {
+                let line = e.location().map(|l| l.line() as u32).unwrap_or(0);
+                return Err(self.err(line, format!("invalid YAML: {e}")));
+            }
         }
         let mut out = Vec::new();
         let mut seen = HashSet::new();

@@ -89,8 +89,13 @@ async fn read_json(method: &str, url: &str, resp: reqwest::Response) -> Result<V
             "{method} {url}: HTTP {status}: {snippet}"
         )));
     }
-    serde_json::from_str(&text)
-        .map_err(|e| DepsError::Online(format!("{method} {url}: invalid JSON response: {e}")))
+    let origin = format!("{method} {url}");
+    agent_bounded::parse_json(&text, &origin, agent_bounded::Limits::DATA).map_err(|e| match e {
+        agent_bounded::Error::Limit(e) => DepsError::Online(e.to_string()),
+        agent_bounded::Error::Parse(e) => {
+            DepsError::Online(format!("{origin}: invalid JSON response: {e}"))
+        }
+    })
 }
 
 fn query_for(pkg: &Package, page_token: Option<&str>) -> Value {

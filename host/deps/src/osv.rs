@@ -112,9 +112,16 @@ fn str_field(v: &Value, key: &str) -> Option<String> {
 impl Advisory {
     /// Parses one OSV JSON record; `file` names it in errors.
     pub fn from_json(file: &str, text: &str) -> Result<Advisory, DepsError> {
-        let value: Value = serde_json::from_str(text).map_err(|e| {
-            DepsError::parse(file, e.line() as u32, format!("invalid OSV JSON: {e}"))
-        })?;
+        let value: Value = agent_bounded::parse_json(text, file, agent_bounded::Limits::DATA)
+            .map_err(|e| match e {
+                agent_bounded::Error::Limit(e) => {
+                    let line = e.position().map_or(0, |(line, _)| line as u32);
+                    DepsError::parse(file, line, e.reason())
+                }
+                agent_bounded::Error::Parse(e) => {
+                    DepsError::parse(file, e.line() as u32, format!("invalid OSV JSON: {e}"))
+                }
+            })?;
         Advisory::from_value(file, &value)
     }
 

@@ -658,3 +658,45 @@ fn unicode_and_odd_headers_never_panic() {
         }
     }
 }
+
+/// A lockfile is hostile input (it comes with the audited tree): nesting
+/// deep enough to overflow a recursive parser is refused before parsing,
+/// at once, naming the file, the line and the limit.
+#[test]
+fn deeply_nested_lockfiles_are_refused_before_parsing() {
+    let cases = [
+        (
+            "package-lock.json",
+            format!("{{\n\"packages\": {}", "[".repeat(200_000)),
+            "JSON",
+        ),
+        (
+            "ios/Package.resolved",
+            format!("{{\n\"pins\": {}", "{\"a\":".repeat(100_000)),
+            "JSON",
+        ),
+        (
+            "pnpm-lock.yaml",
+            format!(
+                "lockfileVersion: '9.0'\npackages:\n  {}x\n",
+                "- ".repeat(100_000)
+            ),
+            "YAML",
+        ),
+    ];
+    for (path, text, format) in cases {
+        let started = std::time::Instant::now();
+        let (file, line, message) = parse_err(path, &text);
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(1),
+            "{path}: {:?}",
+            started.elapsed()
+        );
+        assert_eq!(file, path);
+        assert_eq!(line, if format == "JSON" { 2 } else { 3 }, "{path}");
+        assert_eq!(
+            message,
+            format!("{format} nested deeper than the limit of 128 levels; flatten the document"),
+        );
+    }
+}

@@ -15,8 +15,9 @@ use crate::permission::Permission;
 /// The manifest's file name inside a skill directory.
 pub const MANIFEST_FILE: &str = "SKILL.yaml";
 
-/// Largest manifest file [`Manifest::from_file`] reads.
-pub const MAX_MANIFEST_BYTES: u64 = 1024 * 1024;
+/// Largest manifest file [`Manifest::from_file`] reads: the limit for
+/// configuration YAML.
+pub const MAX_MANIFEST_BYTES: u64 = agent_bounded::Limits::CONFIG.max_bytes as u64;
 
 /// Default `prompt.max_context_tokens` when a `prompt` section leaves it out.
 pub const DEFAULT_MAX_CONTEXT_TOKENS: u32 = 4000;

@@ -1,12 +1,14 @@
 //! A YAML document read into a small tree whose nodes remember their line,
 //! so that every validation error can point at the offending line.
 //!
-//! Built from yaml-rust2's event parser. Aliases are expanded (with a bound
-//! on the total number of nodes, so an alias bomb is refused), nesting depth
-//! is bounded, and mapping keys must be strings.
+//! Built from yaml-rust2's event parser, after `agent_bounded` has checked
+//! the text's size, nesting depth and alias expansion. Aliases are expanded
+//! (with a bound on the total number of nodes) and mapping keys must be
+//! strings.
 
 use std::collections::HashMap;
 
+use agent_bounded::Limits;
 use yaml_rust2::parser::{Event, Parser, Tag};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 
@@ -14,6 +16,14 @@ use yaml_rust2::scanner::{Marker, TScalarStyle};
 pub(crate) const MAX_DEPTH: usize = 32;
 /// Most nodes a document may expand to (aliases included).
 pub(crate) const MAX_NODES: usize = 100_000;
+
+/// The limits checked before a manifest is parsed: configuration's, with the
+/// manifest's own depth and node count.
+const LIMITS: Limits = Limits {
+    max_depth: MAX_DEPTH,
+    max_alias_nodes: MAX_NODES as u64,
+    ..Limits::CONFIG
+};
 
 /// One YAML node and the line it starts on.
 #[derive(Debug, Clone, PartialEq)]
@@ -130,14 +140,6 @@ fn scalar_kind(text: String, style: TScalarStyle, tag: Option<&Tag>) -> Kind {
     }
 }
 
-fn height(node: &Node) -> usize {
-    match &node.kind {
-        Kind::Null | Kind::Scalar { .. } => 0,
-        Kind::Seq(items) => 1 + items.iter().map(height).max().unwrap_or(0),
-        Kind::Map(entries) => 1 + entries.iter().map(|e| height(&e.value)).max().unwrap_or(0),
-    }
-}
-
 fn size(node: &Node) -> usize {
     match &node.kind {
         Kind::Null | Kind::Scalar { .. } => 1,
@@ -159,12 +161,6 @@ impl Builder {
     }
 
     fn open(&mut self, mark: Marker) -> Result<(), YamlError> {
-        if self.stack.len() >= MAX_DEPTH {
-            return Err(YamlError::at(
-                mark,
-                format!("lists and mappings are nested deeper than {MAX_DEPTH} levels"),
-            ));
-        }
         self.count(1, mark)
     }
 
@@ -212,12 +208,6 @@ impl Builder {
             return Err(YamlError::at(mark, "alias to an unknown anchor"));
         };
         let mut node = node.clone();
-        if self.stack.len() + height(&node) > MAX_DEPTH {
-            return Err(YamlError::at(
-                mark,
-                format!("lists and mappings are nested deeper than {MAX_DEPTH} levels"),
-            ));
-        }
         self.count(size(&node), mark)?;
         node.line = mark.line();
         self.push(node, 0)
@@ -253,6 +243,11 @@ fn empty_value_line(lines: &[&str], mark: Marker) -> usize {
 /// Parse `text` as one YAML document. `Ok(None)` means the text holds no
 /// document at all (empty, or only comments).
 pub(crate) fn parse_document(text: &str) -> Result<Option<Node>, YamlError> {
+    // Depth and alias expansion are checked before any tree is built.
+    agent_bounded::check_yaml(text, "the manifest", LIMITS).map_err(|e| YamlError {
+        line: e.position().map(|p| p.0),
+        message: e.reason(),
+    })?;
     let lines: Vec<&str> = text.lines().collect();
     let mut parser = Parser::new_from_str(text);
     let mut b = Builder {
@@ -487,7 +482,21 @@ mod tests {
         let err = parse_document(&text).unwrap_err();
         assert_eq!(
             err.message,
-            "the document expands to more than 100000 nodes"
+            "YAML aliases stand for more than the limit of 100000 nodes; \
+             write the repeated values out or use fewer aliases"
+        );
+    }
+
+    #[test]
+    fn a_200_kb_manifest_of_nested_lists_is_refused_before_a_tree_is_built() {
+        let text = format!("name: x\ntypes:\n  {}tool\n", "- ".repeat(100_000));
+        let started = std::time::Instant::now();
+        let err = parse_document(&text).unwrap_err();
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+        assert_eq!(err.line, Some(3));
+        assert_eq!(
+            err.message,
+            "YAML nested deeper than the limit of 32 levels; flatten the document"
         );
     }
 
@@ -498,7 +507,7 @@ mod tests {
         assert_eq!(err.line, Some(1));
         assert_eq!(
             err.message,
-            "lists and mappings are nested deeper than 32 levels"
+            "YAML nested deeper than the limit of 32 levels; flatten the document"
         );
     }
 

@@ -86,6 +86,10 @@ pub enum AllowFileError {
         /// The parser's message.
         message: String,
     },
+    /// The file is larger or nested deeper than configuration may be; it
+    /// was not parsed.
+    #[error("capability file {0}")]
+    Limit(agent_bounded::LimitError),
     /// The YAML does not have the expected structure.
     #[error("{}:{line}: {message}", path.display())]
     Shape {
@@ -334,6 +338,8 @@ impl AllowList {
             line,
             message,
         };
+        agent_bounded::check_yaml(text, path.display(), agent_bounded::Limits::CONFIG)
+            .map_err(AllowFileError::Limit)?;
         let root = yaml::parse(text).map_err(|e| AllowFileError::Syntax {
             path: path.to_path_buf(),
             line: e.line,
@@ -738,6 +744,22 @@ mod tests {
         assert!(from_yaml("allow:\nskills:\n  a:\n").unwrap().is_empty());
     }
 
+    #[test]
+    fn a_capability_file_of_100000_nested_lists_is_refused_before_parsing() {
+        // 200 KB of `- - - …`: parsed into a tree, this overflowed the stack
+        // (exit 134). It is refused at the 65th level, in milliseconds.
+        let text = format!("allow:\n  {}file:read\n", "- ".repeat(100_000));
+        let started = std::time::Instant::now();
+        let err = from_yaml(&text).unwrap_err();
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+        assert!(matches!(err, AllowFileError::Limit(_)), "{err:?}");
+        assert_eq!(
+            err.to_string(),
+            "capability file caps.yaml: line 2, column 129: YAML nested deeper than the limit \
+             of 64 levels; flatten the document"
+        );
+    }
+
     fn file_err(text: &str) -> (usize, String, AllowFileError) {
         let err = from_yaml(text).unwrap_err();
         let msg = err.to_string();
@@ -746,6 +768,7 @@ mod tests {
             AllowFileError::Syntax { line, .. }
             | AllowFileError::Shape { line, .. }
             | AllowFileError::Entry { line, .. } => *line,
+            AllowFileError::Limit(e) => e.line,
             AllowFileError::Read { .. } => panic!("{err:?}"),
         };
         (line, msg, err)

@@ -175,7 +175,7 @@ fn stop_reason(s: &str) -> StopReason {
 
 impl State {
     fn event(&mut self, ev: &SseEvent, out: &mut Emitter<'_, '_>) -> Result<(), ProviderError> {
-        let data: Value = serde_json::from_str(&ev.data)
+        let data: Value = crate::types::parse_json(&ev.data, "event")
             .map_err(|e| malformed(format!("bad JSON in event ({e}): {}", ev.data)))?;
         let kind = ev
             .event

@@ -80,7 +80,7 @@ impl ProviderError {
 /// and OpenAI (`error.message`), Ollama (`error` as a string), or a top-level
 /// `message`; otherwise the body itself, trimmed.
 pub(crate) fn error_message(body: &str) -> String {
-    if let Ok(v) = serde_json::from_str::<serde_json::Value>(body) {
+    if let Ok(v) = crate::types::parse_json(body, "error body") {
         let candidates = [
             v.pointer("/error/message"),
             v.get("error").filter(|e| e.is_string()),

@@ -176,10 +176,11 @@ struct State {
 impl State {
     /// Handles one line; true at `done: true`.
     fn line(&mut self, line: &str, out: &mut Emitter<'_, '_>) -> Result<bool, ProviderError> {
-        let v: Value = serde_json::from_str(line).map_err(|e| ProviderError::MalformedStream {
-            provider: NAME.to_string(),
-            message: format!("bad JSON line ({e}): {line}"),
-        })?;
+        let v: Value =
+            crate::types::parse_json(line, "line").map_err(|e| ProviderError::MalformedStream {
+                provider: NAME.to_string(),
+                message: format!("bad JSON line ({e}): {line}"),
+            })?;
         if let Some(err) = v.get("error").filter(|e| !e.is_null()) {
             return Err(ProviderError::Stream {
                 provider: NAME.to_string(),
@@ -205,7 +206,9 @@ impl State {
                     .unwrap_or_else(|| format!("call_{index}"));
                 let name = f["name"].as_str().unwrap_or_default().to_string();
                 let input = match &f["arguments"] {
-                    Value::String(s) => serde_json::from_str(s).unwrap_or(Value::String(s.clone())),
+                    Value::String(s) => {
+                        crate::types::parse_tool_input(s).unwrap_or(Value::String(s.clone()))
+                    }
                     Value::Null => json!({}),
                     other => other.clone(),
                 };

@@ -221,7 +221,7 @@ impl State {
             self.end(out)?;
             return Ok(true);
         }
-        let v: Value = serde_json::from_str(data)
+        let v: Value = crate::types::parse_json(data, "chunk")
             .map_err(|e| malformed(format!("bad JSON chunk ({e}): {data}")))?;
         if v.get("error").is_some_and(|e| !e.is_null()) {
             return Err(ProviderError::Stream {

@@ -269,18 +269,46 @@ impl Emitter<'_, '_> {
 }
 
 /// Parses accumulated tool arguments: empty means `{}`.
-pub(crate) fn parse_tool_input(raw: &str) -> Result<Value, serde_json::Error> {
+pub(crate) fn parse_tool_input(raw: &str) -> Result<Value, JsonError> {
     if raw.trim().is_empty() {
         Ok(Value::Object(serde_json::Map::new()))
     } else {
-        serde_json::from_str(raw)
+        agent_bounded::parse_json(raw, "tool arguments", agent_bounded::Limits::MESSAGE)
     }
+}
+
+/// Why a JSON document from the model server was not read.
+pub(crate) type JsonError = agent_bounded::Error<serde_json::Error>;
+
+/// Parses one JSON document the model server sent (a stream chunk or line,
+/// tool arguments, an error body), within the limits on size and depth;
+/// `origin` names it in the error.
+pub(crate) fn parse_json(text: &str, origin: &str) -> Result<Value, JsonError> {
+    agent_bounded::parse_json(text, origin, agent_bounded::Limits::DATA)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn deeply_nested_tool_arguments_are_refused_by_the_depth_limit_not_the_parser() {
+        // A model (or a proxy) may send anything as arguments: 200 KB of `[`
+        // is refused before serde_json reads it, with the limit in the message.
+        let raw = "[".repeat(200_000);
+        let started = std::time::Instant::now();
+        let err = parse_tool_input(&raw).unwrap_err();
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+        assert!(matches!(err, agent_bounded::Error::Limit(_)), "{err:?}");
+        assert_eq!(
+            err.to_string(),
+            "tool arguments: line 1, column 65: JSON nested deeper than the limit of 64 \
+             levels; flatten the document"
+        );
+        let flat = parse_tool_input(r#"{"path": [[["a"]]]}"#).unwrap();
+        assert_eq!(flat, json!({"path": [[["a"]]]}));
+    }
 
     #[test]
     fn accumulates_text_and_tools() {

@@ -7,6 +7,7 @@ use semver::{Version, VersionReq};
 use serde::{Deserialize, Serialize};
 
 use crate::RegistryError;
+use agent_bounded::Limits;
 
 /// The only `format` of `index.yaml` this crate reads.
 pub const INDEX_FORMAT: u32 = 1;
@@ -144,16 +145,25 @@ pub(crate) fn parse_yaml<T: serde::de::DeserializeOwned>(
 ) -> Result<T, RegistryError> {
     let text = std::str::from_utf8(bytes)
         .map_err(|_| RegistryError::format(file, None, "not valid UTF-8"))?;
-    serde_yaml::from_str(text).map_err(|e| {
-        let at = e
-            .location()
-            .map(|l| format!(" (line {})", l.line()))
-            .unwrap_or_default();
-        RegistryError::format(
-            file,
-            None,
-            format!("{e}{at}; see docs/registry.md for the format"),
-        )
+    agent_bounded::parse_yaml(text, file, Limits::DATA).map_err(|e| match e {
+        agent_bounded::Error::Limit(e) => {
+            let at = e
+                .position()
+                .map(|(line, _)| format!(" (line {line})"))
+                .unwrap_or_default();
+            RegistryError::format(file, None, format!("{}{at}", e.reason()))
+        }
+        agent_bounded::Error::Parse(e) => {
+            let at = e
+                .location()
+                .map(|l| format!(" (line {})", l.line()))
+                .unwrap_or_default();
+            RegistryError::format(
+                file,
+                None,
+                format!("{e}{at}; see docs/registry.md for the format"),
+            )
+        }
     })
 }
 
@@ -308,6 +318,21 @@ mod tests {
             err.to_string()
                 .contains("artifact location `../x` leaves the index"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn a_deeply_nested_index_is_refused_at_once_naming_file_line_and_limit() {
+        // 200 KB of `[`: serde_yaml refused it too, but only after 9 s of
+        // parsing; the limit refuses it before serde_yaml sees it.
+        let text = format!("format: 1\nskills: {}", "[".repeat(200_000));
+        let started = std::time::Instant::now();
+        let err = parse_yaml::<IndexFile>(text.as_bytes(), "index.yaml").unwrap_err();
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+        assert_eq!(
+            err.to_string(),
+            "index.yaml: YAML nested deeper than the limit of 128 levels; flatten the \
+             document (line 2)"
         );
     }
 

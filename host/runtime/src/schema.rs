@@ -4,6 +4,7 @@
 //! enums hold, and `additionalProperties: false` is honoured. Deeper rules
 //! are the tool's own business.
 
+use agent_bounded::Limits;
 use serde_json::Value;
 
 fn type_matches(ty: &str, v: &Value) -> bool {
@@ -34,8 +35,11 @@ fn check_type(schema: &Value, v: &Value) -> bool {
 /// first problem, phrased for the model, naming the property.
 pub fn check_input(schema: &str, input: &str) -> Result<(), String> {
     let input: Value =
-        serde_json::from_str(input).map_err(|e| format!("input is not valid JSON: {e}"))?;
-    let Ok(schema) = serde_json::from_str::<Value>(schema) else {
+        agent_bounded::parse_json(input, "input", Limits::MESSAGE).map_err(|e| match e {
+            agent_bounded::Error::Limit(e) => format!("input refused: {}", e.reason()),
+            agent_bounded::Error::Parse(e) => format!("input is not valid JSON: {e}"),
+        })?;
+    let Ok(schema) = agent_bounded::parse_json::<Value>(schema, "schema", Limits::MESSAGE) else {
         // A tool with an unreadable schema gets its input unchecked; `agent
         // skill test` reports the schema itself.
         return Ok(());

@@ -9,12 +9,13 @@ use serde::Deserialize;
 
 use crate::finding::{Confidence, Severity};
 use crate::yaml_lines::LineIndex;
+use agent_bounded::Limits;
 
 /// The file name of the project's security configuration.
 pub const SECURITY_FILE: &str = ".security.yaml";
 
-/// Largest rule file read (1 MiB).
-pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+/// Largest rule file read (1 MiB, the limit for configuration YAML).
+pub const MAX_CONFIG_BYTES: u64 = Limits::CONFIG.max_bytes as u64;
 
 /// A problem in a security configuration or rule file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -321,6 +322,17 @@ impl SecurityConfig {
     /// # Errors
     /// A [`ConfigError`] naming file, line and field.
     pub fn parse(text: &str, file: &Path) -> Result<SecurityConfig, ConfigError> {
+        // Size, nesting and aliases are bounded before any parser builds a
+        // tree: a deeply nested file used to overflow the stack.
+        agent_bounded::check_yaml(text, file.display(), Limits::CONFIG).map_err(|e| {
+            ConfigError {
+                file: file.to_path_buf(),
+                line: e.position().map(|p| p.0),
+                column: e.position().map(|p| p.1),
+                field: String::new(),
+                message: e.reason(),
+            }
+        })?;
         let index = LineIndex::build(text).map_err(|e| ConfigError {
             file: file.to_path_buf(),
             line: Some(e.line),

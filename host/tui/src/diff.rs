@@ -64,7 +64,9 @@ fn resolve(root: &Path, path: &str) -> Option<PathBuf> {
 /// The preview of `tool` (of `skill`) with `input_json`, reading the current
 /// file under `root` for edits and writes.
 pub fn preview(root: &Path, skill: &str, tool: &str, input_json: &str) -> Preview {
-    let input: Value = serde_json::from_str(input_json).unwrap_or(Value::Null);
+    let input: Value =
+        agent_bounded::parse_json(input_json, "input", agent_bounded::Limits::MESSAGE)
+            .unwrap_or(Value::Null);
     let field = |k: &str| input.get(k).and_then(Value::as_str);
     if skill == "core-tools" {
         match tool {

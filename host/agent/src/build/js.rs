@@ -124,7 +124,8 @@ impl Engine {
 /// StarlingMonkey is listed.
 fn engine(dir: &Path) -> Option<Engine> {
     let text = std::fs::read_to_string(dir.join("package.json")).ok()?;
-    let pkg: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let pkg: serde_json::Value =
+        agent_bounded::parse_json(&text, "package.json", agent_bounded::Limits::DATA).ok()?;
     let listed = |name: &str| {
         ["dependencies", "devDependencies"]
             .iter()

@@ -94,7 +94,9 @@ fn component_artifact(messages: &str, dir: &Path) -> Result<PathBuf> {
     let manifest = manifest.canonicalize().unwrap_or(manifest);
     let mut found = None;
     for line in messages.lines() {
-        let Ok(message) = serde_json::from_str::<Value>(line) else {
+        let Ok(message) =
+            agent_bounded::parse_json::<Value>(line, "cargo", agent_bounded::Limits::DATA)
+        else {
             continue;
         };
         if message["reason"] != "compiler-artifact" {

@@ -163,7 +163,11 @@ impl HostState {
             )));
         }
         if let Some(s) = &schema
-            && let Err(e) = serde_json::from_str::<serde_json::Value>(s)
+            && let Err(e) = agent_bounded::parse_json::<serde_json::Value>(
+                s,
+                "schema",
+                agent_bounded::Limits::MESSAGE,
+            )
         {
             return Err(CapabilityError::Invalid(format!(
                 "{what}: the schema is not JSON: {e}"

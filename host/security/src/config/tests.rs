@@ -186,3 +186,31 @@ fn merge_keeps_the_first_ci_settings() {
     assert_eq!(a.ci.max_findings, Some(10));
     assert_eq!(a.rules.len(), 1);
 }
+
+#[test]
+fn nesting_deeper_than_the_limit_is_refused_before_parsing_with_file_and_line() {
+    // 200 KB of nested lists overflowed the stack (exit 134) in the line
+    // index and serde_yaml; 200 KB of `[` took seconds to refuse.
+    for (text, line, column) in [
+        (format!("rules:\n  {}x\n", "- ".repeat(100_000)), 2, 129),
+        // Flow brackets: yaml-rust2 reads ahead and stops at its own 255
+        // open collections, which is where the error points.
+        (format!("rules: {}", "[".repeat(200_000)), 1, 263),
+    ] {
+        let started = std::time::Instant::now();
+        let err = parse(&text).unwrap_err();
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+        assert_eq!((err.line, err.field.as_str()), (Some(line), ""));
+        assert!(
+            err.to_string()
+                .starts_with(&format!("proj/.security.yaml:{line}:")),
+            "{err}"
+        );
+        assert!(
+            err.message
+                .ends_with("YAML nested deeper than the limit of 64 levels; flatten the document"),
+            "{err}"
+        );
+        assert_eq!(err.column, Some(column), "{err}");
+    }
+}
