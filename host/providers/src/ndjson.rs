@@ -2,12 +2,15 @@
 //!
 //! Bytes may arrive in arbitrary pieces; complete, non-blank lines are
 //! returned (with `\r\n` endings handled), each decoded as UTF-8 only once
-//! whole, so a character split across pieces is not damaged.
+//! whole, so a character split across pieces is not damaged. Each byte is
+//! scanned once, however a line is split.
 
 /// Incremental splitter state.
 #[derive(Debug, Default)]
 pub struct NdjsonParser {
     buf: Vec<u8>,
+    /// How far `buf` has been scanned for a line ending.
+    scanned: usize,
 }
 
 impl NdjsonParser {
@@ -21,12 +24,13 @@ impl NdjsonParser {
         self.buf.extend_from_slice(chunk);
         let mut out = Vec::new();
         let mut start = 0;
-        for i in 0..self.buf.len() {
+        for i in self.scanned..self.buf.len() {
             if self.buf[i] == b'\n' {
                 push_line(&self.buf[start..i], &mut out);
                 start = i + 1;
             }
         }
+        self.scanned = self.buf.len() - start;
         self.buf.drain(..start);
         out
     }
@@ -34,6 +38,7 @@ impl NdjsonParser {
     /// Ends the stream: returns a last line that had no line ending.
     pub fn finish(&mut self) -> Vec<String> {
         let mut out = Vec::new();
+        self.scanned = 0;
         push_line(&std::mem::take(&mut self.buf), &mut out);
         out
     }

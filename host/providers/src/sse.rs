@@ -4,6 +4,12 @@
 //! or a UTF-8 character, with several events in one piece. Lines end with
 //! `\n`, `\r\n` or `\r`; lines starting with `:` are comments; an event ends
 //! at a blank line; several `data:` lines are joined with `\n`.
+//!
+//! Each byte is scanned once, however the line is split (a line arriving in
+//! many pieces is not rescanned from its start), so a huge event costs time
+//! in proportion to its size. The parser holds at most the bytes pushed
+//! since the last complete line: callers bound it by bounding what they
+//! push (the providers stop at `max_response_bytes`).
 
 /// One dispatched event.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,6 +24,8 @@ pub struct SseEvent {
 #[derive(Debug, Default)]
 pub struct SseParser {
     buf: Vec<u8>,
+    /// How far `buf` has been scanned for a line ending.
+    scanned: usize,
     event: Option<String>,
     data: String,
     has_data: bool,
@@ -34,7 +42,7 @@ impl SseParser {
         self.buf.extend_from_slice(chunk);
         let mut out = Vec::new();
         let mut start = 0;
-        let mut i = 0;
+        let mut i = self.scanned;
         while i < self.buf.len() {
             match self.buf[i] {
                 b'\n' => {
@@ -57,6 +65,7 @@ impl SseParser {
             }
         }
         self.buf.drain(..start);
+        self.scanned = i - start;
         out
     }
 
@@ -65,6 +74,7 @@ impl SseParser {
     pub fn finish(&mut self) -> Vec<SseEvent> {
         let mut out = Vec::new();
         let rest = std::mem::take(&mut self.buf);
+        self.scanned = 0;
         let rest = rest.strip_suffix(b"\r").unwrap_or(&rest);
         if !rest.is_empty() {
             self.line(rest, &mut out);
