@@ -196,8 +196,8 @@ pub fn history_from_events(events: &[Value]) -> Vec<Message> {
                 if retrying {
                     // Superseded by the next attempt's answer.
                     assistant.clear();
-                } else if !assistant.is_empty() {
-                    assistant.push(ContentBlock::Text(interrupted_marker(&message)));
+                } else if let Some(ContentBlock::Text(t)) = assistant.last_mut() {
+                    t.push_str(&interrupted_marker(&message));
                 }
             }
             AgentEvent::TextDelta { text } => match assistant.last_mut() {

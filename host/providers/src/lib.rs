@@ -28,8 +28,7 @@ pub use openai::OpenAiProvider;
 pub use tokio_util::sync::CancellationToken;
 pub use types::{
     Accumulator, Completion, ContentBlock, InvalidToolInput, Message, Request, Role, StopReason,
-    StreamEvent,
-    ToolDef, Usage,
+    StreamEvent, ToolDef, Usage,
 };
 
 /// A boxed, sendable future, as returned by [`Provider::stream`].
