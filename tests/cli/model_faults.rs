@@ -26,11 +26,12 @@ fn run(sb: &Sandbox, wire: Wire, server: &ModelServer, extra: &[&str]) -> std::p
         "test-model",
         "--base-url",
         server.url(),
-        "--output",
-        "jsonl",
         "--allow",
         "file:read",
     ];
+    if !extra.contains(&"--output") {
+        args.extend(["--output", "jsonl"]);
+    }
     args.extend_from_slice(extra);
     sb.agent_cmd(&args)
         .env("ANTHROPIC_API_KEY", "test-key")
@@ -119,6 +120,29 @@ fn arguments_that_are_not_json_are_answered_with_the_parse_error_and_the_model_r
         let last = evs.last().expect("events");
         assert_eq!(last["stop"], "end_turn", "{wire:?}");
     }
+
+    // The count is in the run's JSON summary too.
+    let rt = tokio_rt();
+    let server = rt
+        .block_on(ModelServer::start(vec![
+            Wire::OpenAi.raw_tool("c0", "read_file", "{path: notes.txt}"),
+            Wire::OpenAi.answer("Sorry."),
+        ]))
+        .expect("server");
+    let sb = sandbox();
+    let out = run(
+        &sb,
+        Wire::OpenAi,
+        &server,
+        &["--prompt", "Read the notes", "--output", "json"],
+    );
+    let (stdout, stderr) = text(&out);
+    assert_eq!(code(&out), 0, "stdout:\n{stdout}\nstderr:\n{stderr}");
+    let summary: Value = serde_json::from_str(&stdout).expect("one JSON document");
+    assert_eq!(
+        summary["model_errors"],
+        json!({"invalid_tool_calls": 1, "skipped_tool_calls": 0, "interrupted_streams": 0})
+    );
 }
 
 /// Item 12, the bound: a model that never sends JSON arguments cannot loop

@@ -343,6 +343,51 @@ mod tests {
         assert_eq!(h[3], Message::assistant("done"));
     }
 
+    /// A cut-off answer that was sent again is superseded by the retry's;
+    /// one that ended the run stays, marked as interrupted.
+    #[test]
+    fn an_interrupted_answer_is_superseded_or_marked() {
+        let to_values = |evs: &[AgentEvent]| -> Vec<Value> {
+            evs.iter()
+                .map(|e| serde_json::to_value(e).unwrap())
+                .collect()
+        };
+        let cut = |retrying: bool| AgentEvent::Interrupted {
+            message: "cut".into(),
+            attempt: 1,
+            retrying,
+        };
+        let partial = AgentEvent::TextDelta {
+            text: "The no".into(),
+        };
+        let retried = to_values(&[
+            AgentEvent::User { text: "hi".into() },
+            AgentEvent::TurnStart { turn: 1 },
+            partial.clone(),
+            cut(true),
+            AgentEvent::TextDelta {
+                text: "The notes say 42.".into(),
+            },
+        ]);
+        assert_eq!(
+            history_from_events(&retried),
+            vec![Message::user("hi"), Message::assistant("The notes say 42.")]
+        );
+        let failed = to_values(&[
+            AgentEvent::User { text: "hi".into() },
+            AgentEvent::TurnStart { turn: 1 },
+            partial,
+            cut(false),
+        ]);
+        assert_eq!(
+            history_from_events(&failed),
+            vec![
+                Message::user("hi"),
+                Message::assistant("The no\n\n[interrupted: cut]")
+            ]
+        );
+    }
+
     #[test]
     fn drops_unanswered_tool_calls() {
         let events: Vec<Value> = [

@@ -1429,6 +1429,7 @@ mod tests {
                 &mut sink,
                 RunOptions {
                     context_budget: budget,
+                    ..RunOptions::default()
                 },
             )
             .await

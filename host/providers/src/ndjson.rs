@@ -87,6 +87,22 @@ mod tests {
         }
     }
 
+    /// A 16 MB line in 4 KB pieces is scanned once, not once per piece.
+    #[test]
+    fn a_huge_line_in_small_pieces_is_split_in_linear_time() {
+        let mut body = vec![b'"'; 16 * 1024 * 1024];
+        body.push(b'\n');
+        let started = std::time::Instant::now();
+        let mut p = NdjsonParser::new();
+        let mut out = Vec::new();
+        for piece in body.chunks(4096) {
+            out.extend(p.push(piece));
+        }
+        assert_eq!(out.len(), 1);
+        let took = started.elapsed();
+        assert!(took < std::time::Duration::from_secs(5), "took {took:?}");
+    }
+
     #[test]
     fn several_lines_in_one_piece() {
         let mut p = NdjsonParser::new();

@@ -209,6 +209,26 @@ mod tests {
         assert_eq!(p.finish(), vec![ev(Some("x"), "tail")]);
     }
 
+    /// A 16 MB event in 4 KB pieces: each byte is scanned once. Rescanning
+    /// the buffer for each piece (as before) is quadratic: 32 GB of scans,
+    /// minutes instead of milliseconds.
+    #[test]
+    fn a_huge_event_in_small_pieces_is_parsed_in_linear_time() {
+        let mut body = b"data: ".to_vec();
+        body.extend(std::iter::repeat_n(b'a', 16 * 1024 * 1024));
+        body.extend_from_slice(b"\n\n");
+        let started = std::time::Instant::now();
+        let mut p = SseParser::new();
+        let mut out = Vec::new();
+        for piece in body.chunks(4096) {
+            out.extend(p.push(piece));
+        }
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].data.len(), 16 * 1024 * 1024);
+        let took = started.elapsed();
+        assert!(took < std::time::Duration::from_secs(5), "took {took:?}");
+    }
+
     #[test]
     fn blank_line_without_data_dispatches_nothing() {
         let mut p = SseParser::new();
