@@ -71,6 +71,7 @@ impl Provider for Instant {
                     output_tokens: 10,
                 },
                 stop_reason: StopReason::ToolUse,
+                invalid_inputs: Vec::new(),
             })
         })
     }

@@ -124,6 +124,7 @@ fn plain(body: &str) -> Reply {
         headers: vec![("content-type".into(), "text/plain".into())],
         body: body.as_bytes().to_vec(),
         split: None,
+        cut_at: None,
     }
 }
 

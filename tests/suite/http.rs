@@ -19,6 +19,7 @@ fn reply(status: u16, body: &str) -> Reply {
         headers: vec![("content-type".into(), "text/plain".into())],
         body: body.as_bytes().to_vec(),
         split: None,
+        cut_at: None,
     }
 }
 

@@ -1,6 +1,12 @@
 //! A scripted model server: a real HTTP/1.1 server on 127.0.0.1 that replays
 //! canned responses in each provider's wire format, records every request,
 //! and can split streamed bodies into tiny, separately flushed pieces.
+//!
+//! It can also misbehave the way broken servers and flaky proxies do: cut
+//! the connection part-way through a body ([`Reply::cut_at`]), send huge
+//! events (any body), tool arguments that are not JSON
+//! ([`Wire::raw_tool`]) and many tool calls in one answer
+//! ([`Wire::many_tools`]).
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -22,6 +28,9 @@ pub struct Reply {
     /// When set, the body is sent chunked in pieces of 1..=max bytes, each
     /// flushed separately, with `delay` between pieces.
     pub split: Option<(usize, Duration)>,
+    /// When set, only this many bytes of the body are sent, then the
+    /// connection is closed (the headers still announce the whole body).
+    pub cut_at: Option<usize>,
 }
 
 impl Reply {
@@ -32,6 +41,7 @@ impl Reply {
             headers: vec![("content-type".into(), "text/event-stream".into())],
             body: body.into(),
             split: None,
+            cut_at: None,
         }
     }
 
@@ -42,6 +52,7 @@ impl Reply {
             headers: vec![("content-type".into(), "application/x-ndjson".into())],
             body: body.into(),
             split: None,
+            cut_at: None,
         }
     }
 
@@ -52,6 +63,7 @@ impl Reply {
             headers: vec![("content-type".into(), "application/json".into())],
             body: body.to_string().into_bytes(),
             split: None,
+            cut_at: None,
         }
     }
 
@@ -64,6 +76,13 @@ impl Reply {
     /// Sends the body in pieces of 1..=`max` bytes with `delay` between.
     pub fn split(mut self, max: usize, delay: Duration) -> Self {
         self.split = Some((max.max(1), delay));
+        self
+    }
+
+    /// Sends only the first `bytes` bytes of the body, then closes the
+    /// connection: a stream cut mid-answer.
+    pub fn cut_at(mut self, bytes: usize) -> Self {
+        self.cut_at = Some(bytes);
         self
     }
 }
@@ -207,11 +226,15 @@ async fn serve(mut sock: TcpStream, shared: &Shared) -> std::io::Result<()> {
     for (n, v) in &reply.headers {
         head.push_str(&format!("{n}: {v}\r\n"));
     }
+    let sent = reply
+        .cut_at
+        .unwrap_or(reply.body.len())
+        .min(reply.body.len());
     match reply.split {
         None => {
             head.push_str(&format!("content-length: {}\r\n\r\n", reply.body.len()));
             sock.write_all(head.as_bytes()).await?;
-            sock.write_all(&reply.body).await?;
+            sock.write_all(&reply.body[..sent]).await?;
         }
         Some((max, delay)) => {
             head.push_str("transfer-encoding: chunked\r\n\r\n");
@@ -219,11 +242,11 @@ async fn serve(mut sock: TcpStream, shared: &Shared) -> std::io::Result<()> {
             sock.flush().await?;
             let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
             let mut pos = 0;
-            while pos < reply.body.len() {
+            while pos < sent {
                 seed = seed
                     .wrapping_mul(6_364_136_223_846_793_005)
                     .wrapping_add(1_442_695_040_888_963_407);
-                let n = (1 + (seed >> 33) as usize % max).min(reply.body.len() - pos);
+                let n = (1 + (seed >> 33) as usize % max).min(sent - pos);
                 let piece = &reply.body[pos..pos + n];
                 sock.write_all(format!("{n:x}\r\n").as_bytes()).await?;
                 sock.write_all(piece).await?;
@@ -234,7 +257,9 @@ async fn serve(mut sock: TcpStream, shared: &Shared) -> std::io::Result<()> {
                     tokio::time::sleep(delay).await;
                 }
             }
-            sock.write_all(b"0\r\n\r\n").await?;
+            if reply.cut_at.is_none() {
+                sock.write_all(b"0\r\n\r\n").await?;
+            }
         }
     }
     sock.flush().await?;
@@ -310,6 +335,77 @@ impl Wire {
                 json!({"message": {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": name, "arguments": input}}]}, "done": false}),
                 json!({"message": {"role": "assistant", "content": ""}, "done": true, "done_reason": "stop", "prompt_eval_count": 40, "eval_count": 30}),
             ])),
+        }
+    }
+
+    /// A turn that calls tool `name` with `raw` as its arguments, sent as
+    /// they are (they need not be JSON; for Ollama, as a JSON string).
+    pub fn raw_tool(self, id: &str, name: &str, raw: &str) -> Reply {
+        match self {
+            Wire::Anthropic => Reply::sse(anthropic_sse(&[
+                json!({"type": "message_start", "message": {"usage": {"input_tokens": 40, "output_tokens": 1}}}),
+                json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}}),
+                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": raw}}),
+                json!({"type": "content_block_stop", "index": 0}),
+                json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 30}}),
+                json!({"type": "message_stop"}),
+            ])),
+            Wire::OpenAi => Reply::sse(openai_sse(&[
+                json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": null, "tool_calls": [{"index": 0, "id": id, "type": "function", "function": {"name": name, "arguments": raw}}]}, "finish_reason": null}]}),
+                json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+                json!({"choices": [], "usage": {"prompt_tokens": 40, "completion_tokens": 30}}),
+            ])),
+            Wire::Ollama => Reply::ndjson(ndjson(&[
+                json!({"message": {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": name, "arguments": raw}}]}, "done": false}),
+                json!({"message": {"role": "assistant", "content": ""}, "done": true, "done_reason": "stop", "prompt_eval_count": 40, "eval_count": 30}),
+            ])),
+        }
+    }
+
+    /// A turn that calls tool `name` with `input` `count` times in one
+    /// answer (call ids `call_0`, `call_1`, ...).
+    pub fn many_tools(self, count: usize, name: &str, input: &Value) -> Reply {
+        let ids: Vec<String> = (0..count).map(|i| format!("call_{i}")).collect();
+        match self {
+            Wire::Anthropic => {
+                let mut events = vec![
+                    json!({"type": "message_start", "message": {"usage": {"input_tokens": 40, "output_tokens": 1}}}),
+                ];
+                for (i, id) in ids.iter().enumerate() {
+                    events.extend([
+                        json!({"type": "content_block_start", "index": i, "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}}),
+                        json!({"type": "content_block_delta", "index": i, "delta": {"type": "input_json_delta", "partial_json": input.to_string()}}),
+                        json!({"type": "content_block_stop", "index": i}),
+                    ]);
+                }
+                events.extend([
+                    json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 30}}),
+                    json!({"type": "message_stop"}),
+                ]);
+                Reply::sse(anthropic_sse(&events))
+            }
+            Wire::OpenAi => {
+                let calls: Vec<Value> = ids
+                    .iter()
+                    .enumerate()
+                    .map(|(i, id)| json!({"index": i, "id": id, "type": "function", "function": {"name": name, "arguments": input.to_string()}}))
+                    .collect();
+                Reply::sse(openai_sse(&[
+                    json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": null, "tool_calls": calls}, "finish_reason": null}]}),
+                    json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+                    json!({"choices": [], "usage": {"prompt_tokens": 40, "completion_tokens": 30}}),
+                ]))
+            }
+            Wire::Ollama => {
+                let calls: Vec<Value> = ids
+                    .iter()
+                    .map(|id| json!({"id": id, "function": {"name": name, "arguments": input}}))
+                    .collect();
+                Reply::ndjson(ndjson(&[
+                    json!({"message": {"role": "assistant", "content": "", "tool_calls": calls}, "done": false}),
+                    json!({"message": {"role": "assistant", "content": ""}, "done": true, "done_reason": "stop", "prompt_eval_count": 40, "eval_count": 30}),
+                ]))
+            }
         }
     }
 

@@ -129,21 +129,46 @@ pub(crate) fn provider_for(
         .base_url
         .clone()
         .unwrap_or_else(|| configured_base.clone());
+    let max_bytes = usize::try_from(config.provider.max_response_bytes).unwrap_or(usize::MAX);
     let provider: Arc<dyn Provider> = match kind {
         ProviderKind::Anthropic => Arc::new(
-            AnthropicProvider::new(ProviderConfig::anthropic(&model).base_url(base))
-                .map_err(|e| e.to_string())?,
+            AnthropicProvider::new(
+                ProviderConfig::anthropic(&model)
+                    .base_url(base)
+                    .max_response_bytes(max_bytes),
+            )
+            .map_err(|e| e.to_string())?,
         ),
         ProviderKind::OpenAi => Arc::new(
-            OpenAiProvider::new(ProviderConfig::openai(&model).base_url(base))
-                .map_err(|e| e.to_string())?,
+            OpenAiProvider::new(
+                ProviderConfig::openai(&model)
+                    .base_url(base)
+                    .max_response_bytes(max_bytes),
+            )
+            .map_err(|e| e.to_string())?,
         ),
         ProviderKind::Ollama => Arc::new(
-            OllamaProvider::new(ProviderConfig::ollama(&model).base_url(base))
-                .map_err(|e| e.to_string())?,
+            OllamaProvider::new(
+                ProviderConfig::ollama(&model)
+                    .base_url(base)
+                    .max_response_bytes(max_bytes),
+            )
+            .map_err(|e| e.to_string())?,
         ),
     };
     Ok((provider, kind.as_str().to_string(), model))
+}
+
+/// The loop's options from the configuration (shared by `agent run` and
+/// the TUI).
+pub(crate) fn run_options(config: &Config) -> agent_core::RunOptions {
+    agent_core::RunOptions {
+        context_budget: usize::try_from(config.agent.context_budget).unwrap_or(usize::MAX),
+        max_tool_calls_per_turn: usize::try_from(config.agent.max_tool_calls_per_turn)
+            .unwrap_or(usize::MAX),
+        max_invalid_tool_calls: config.agent.max_invalid_tool_calls,
+        ..agent_core::RunOptions::default()
+    }
 }
 
 pub(crate) fn block<F: std::future::Future>(f: F) -> F::Output {
@@ -288,9 +313,7 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
     let output = args.output;
     let mut mid_line = false;
     let mut sink = move |e: &AgentEvent| print_event(output, e, rewrites, &mut mid_line);
-    let options = agent_core::RunOptions {
-        context_budget: usize::try_from(config.agent.context_budget).unwrap_or(usize::MAX),
-    };
+    let options = run_options(&config);
     let result = block(agent.run_with(history, &prompt, Some(session), &mut sink, options));
     let outcome = match result {
         Ok(o) => o,
@@ -302,6 +325,9 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
     };
     for w in &outcome.warnings {
         eprintln!("warning: {w}");
+    }
+    if let Some(line) = misbehaviour_summary(&outcome) {
+        eprintln!("{line}");
     }
     // What skills spent of their budgets: with --verbose, and always when a
     // use was refused.
@@ -328,6 +354,32 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
             }
         }
     })
+}
+
+/// One line counting what the model got wrong in this run (tool calls
+/// whose arguments were not JSON, calls over the per-turn cap, answers that
+/// broke off), or `None` when it got nothing wrong.
+fn misbehaviour_summary(o: &RunOutcome) -> Option<String> {
+    let mut parts = Vec::new();
+    if o.invalid_tool_calls > 0 {
+        parts.push(format!(
+            "{} tool call(s) with arguments that are not JSON (answered with the error)",
+            o.invalid_tool_calls
+        ));
+    }
+    if o.skipped_tool_calls > 0 {
+        parts.push(format!(
+            "{} tool call(s) over `agent.max_tool_calls_per_turn` (answered \"not run\")",
+            o.skipped_tool_calls
+        ));
+    }
+    if o.interrupted_streams > 0 {
+        parts.push(format!(
+            "{} answer(s) cut off mid-stream (sent again)",
+            o.interrupted_streams
+        ));
+    }
+    (!parts.is_empty()).then(|| format!("model: {}", parts.join("; ")))
 }
 
 /// The format name transforms are told.
@@ -416,6 +468,20 @@ fn print_event(output: RunOutput, e: &AgentEvent, rewrites: bool, mid_line: &mut
             AgentEvent::ToolCall { name, .. } => eprintln!("[tool] {name}"),
             AgentEvent::Refused { tool, reason, .. } => eprintln!("[refused] {tool}: {reason}"),
             AgentEvent::Warning { message } => eprintln!("[warning] {message}"),
+            AgentEvent::Interrupted {
+                message, retrying, ..
+            } => {
+                if *mid_line {
+                    println!();
+                    *mid_line = false;
+                }
+                let next = if *retrying {
+                    "sending the request again"
+                } else {
+                    "giving up"
+                };
+                eprintln!("[interrupted] {message}; {next}");
+            }
             AgentEvent::Approval {
                 tool,
                 approved: false,
@@ -441,6 +507,11 @@ fn finish_output(output: RunOutput, o: &RunOutcome, session_id: &str) -> Result<
                 "tool_calls": o.tool_calls,
                 "denials": o.denials,
                 "skill_uses": o.skill_uses,
+                "model_errors": {
+                    "invalid_tool_calls": o.invalid_tool_calls,
+                    "skipped_tool_calls": o.skipped_tool_calls,
+                    "interrupted_streams": o.interrupted_streams,
+                },
             });
             println!("{}", serde_json::to_string_pretty(&v)?);
         }

@@ -132,9 +132,7 @@ impl agent_tui::Backend for AgentBackend {
             max_turns: self.config.agent.max_turns,
             timeout: self.config.agent.timeout,
         };
-        let options = RunOptions {
-            context_budget: usize::try_from(self.config.agent.context_budget).unwrap_or(usize::MAX),
-        };
+        let options: RunOptions = crate::run_cmd::run_options(&self.config);
         let handle = tokio::runtime::Handle::current();
         tokio::task::spawn_blocking(move || {
             let cwd = std::env::current_dir().unwrap_or_else(|_| root.clone());

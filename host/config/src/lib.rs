@@ -15,10 +15,13 @@
 //! | `provider.openai.api_key_source` | `env` (`OPENAI_API_KEY`) | `env` |
 //! | `provider.openai.base_url` | an `http(s)://` URL | `https://api.openai.com/v1` |
 //! | `provider.ollama.base_url` | an `http(s)://` URL | `http://localhost:11434` |
+//! | `provider.max_response_bytes` | the most bytes one model response may have, integer > 0; a larger one is cut there with an error naming this key (it also bounds the stream parsers' buffers) | `8388608` (8 MiB) |
 //! | `agent.max_turns` | integer > 0 | `50` |
 //! | `agent.approval_mode` | `prompt`, `auto`, `deny` | `prompt` |
 //! | `agent.context_budget` | tokens, integer > 0 | `100000` |
-//! | `agent.timeout` | duration (`500ms`, `120s`, `5m`, `1h`) > 0 | `10m` |
+//! | `agent.timeout` | duration (`500ms`, `120s`, `5m`, `1h`) > 0: bounds the whole run, model responses included (each read of a stream is cancelled at the deadline) | `10m` |
+//! | `agent.max_tool_calls_per_turn` | tool calls run for one model answer, integer > 0; the rest are answered "not run" so the model can ask again | `32` |
+//! | `agent.max_invalid_tool_calls` | tool calls in a row whose arguments are not JSON (each answered with the parse error) before the run stops, integer > 0 | `5` |
 //! | `security.fail_on` | `critical`, `high`, `medium`, `low`, `info` | `high` |
 //! | `security.custom_rules` | path (relative to the project) | `.security.yaml` |
 //! | `security.enable_llm_analysis` | boolean | `true` |
@@ -185,7 +188,7 @@ impl ApiKeySource {
 }
 
 /// `[provider]`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ProviderConfig {
     /// `default`: which provider to use.
     pub default: ProviderKind,
@@ -197,6 +200,25 @@ pub struct ProviderConfig {
     pub openai: OpenAiConfig,
     /// `[provider.ollama]`.
     pub ollama: OllamaConfig,
+    /// `max_response_bytes`: the most bytes one model response may have
+    /// (> 0); a larger one is cut there with an error.
+    pub max_response_bytes: u64,
+}
+
+/// The default `provider.max_response_bytes`: 8 MiB.
+pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 8 * 1024 * 1024;
+
+impl Default for ProviderConfig {
+    fn default() -> Self {
+        ProviderConfig {
+            default: ProviderKind::default(),
+            model: None,
+            anthropic: AnthropicConfig::default(),
+            openai: OpenAiConfig::default(),
+            ollama: OllamaConfig::default(),
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+        }
+    }
 }
 
 impl ProviderConfig {
@@ -314,6 +336,12 @@ pub struct AgentConfig {
     pub context_budget: u64,
     /// `timeout`: wall time for one task (> 0).
     pub timeout: Duration,
+    /// `max_tool_calls_per_turn`: the most tool calls run for one model
+    /// answer (> 0); the rest are answered "not run".
+    pub max_tool_calls_per_turn: u32,
+    /// `max_invalid_tool_calls`: tool calls in a row whose arguments are not
+    /// JSON before the run stops (> 0).
+    pub max_invalid_tool_calls: u32,
 }
 
 impl Default for AgentConfig {
@@ -323,6 +351,8 @@ impl Default for AgentConfig {
             approval_mode: ApprovalMode::Prompt,
             context_budget: 100_000,
             timeout: Duration::from_secs(600),
+            max_tool_calls_per_turn: 32,
+            max_invalid_tool_calls: 5,
         }
     }
 }
@@ -644,6 +674,7 @@ impl Config {
                 "base_url": p.openai.base_url,
             },
             "ollama": { "base_url": p.ollama.base_url },
+            "max_response_bytes": p.max_response_bytes,
         });
         let s = &self.skills;
         let mut skills = serde_json::json!({
@@ -672,6 +703,8 @@ impl Config {
                 "approval_mode": self.agent.approval_mode.as_str(),
                 "context_budget": self.agent.context_budget,
                 "timeout": format_duration(self.agent.timeout),
+                "max_tool_calls_per_turn": self.agent.max_tool_calls_per_turn,
+                "max_invalid_tool_calls": self.agent.max_invalid_tool_calls,
             },
             "security": {
                 "fail_on": self.security.fail_on.as_str(),
@@ -976,7 +1009,14 @@ impl Ctx<'_> {
         key: &Key<'_>,
         value: &Val<'_>,
     ) -> Result<(), ConfigError> {
-        const KEYS: &[&str] = &["default", "model", "anthropic", "openai", "ollama"];
+        const KEYS: &[&str] = &[
+            "default",
+            "model",
+            "anthropic",
+            "openai",
+            "ollama",
+            "max_response_bytes",
+        ];
         for (k, v) in self.table("provider", key, value)? {
             let name: &str = k.get_ref();
             let path = format!("provider.{name}");
@@ -986,6 +1026,9 @@ impl Ctx<'_> {
                         self.choice(&path, v, ProviderKind::NAMES, ProviderKind::parse)?;
                 }
                 "model" => out.model = Some(self.string(&path, v)?),
+                "max_response_bytes" => {
+                    out.max_response_bytes = self.integer(&path, v, 1, i64::MAX as u64)?;
+                }
                 "anthropic" => {
                     for (k2, v2) in self.table(&path, k, v)? {
                         let n2: &str = k2.get_ref();
@@ -1038,7 +1081,14 @@ impl Ctx<'_> {
         key: &Key<'_>,
         value: &Val<'_>,
     ) -> Result<(), ConfigError> {
-        const KEYS: &[&str] = &["max_turns", "approval_mode", "context_budget", "timeout"];
+        const KEYS: &[&str] = &[
+            "max_turns",
+            "approval_mode",
+            "context_budget",
+            "timeout",
+            "max_tool_calls_per_turn",
+            "max_invalid_tool_calls",
+        ];
         for (k, v) in self.table("agent", key, value)? {
             let name: &str = k.get_ref();
             let path = format!("agent.{name}");
@@ -1052,6 +1102,8 @@ impl Ctx<'_> {
                     out.context_budget = self.integer(&path, v, 1, i64::MAX as u64)?;
                 }
                 "timeout" => out.timeout = self.duration(&path, v)?,
+                "max_tool_calls_per_turn" => out.max_tool_calls_per_turn = self.u32(&path, v, 1)?,
+                "max_invalid_tool_calls" => out.max_invalid_tool_calls = self.u32(&path, v, 1)?,
                 _ => return Err(self.unknown(&path, k, KEYS)),
             }
         }

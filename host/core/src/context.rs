@@ -293,6 +293,7 @@ mod tests {
                         output_tokens: 5,
                     },
                     stop_reason: StopReason::EndTurn,
+                    invalid_inputs: Vec::new(),
                 })
             })
         }

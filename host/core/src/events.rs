@@ -132,6 +132,20 @@ pub enum AgentEvent {
         /// What happened.
         message: String,
     },
+    /// The model's answer broke off mid-stream (the connection failed, or
+    /// the stream ended before its last event). The text streamed before
+    /// the break precedes this event. `retrying`: the request is sent again
+    /// and the partial answer is superseded by the next one; otherwise the
+    /// run fails, and the partial answer stays in the conversation, marked
+    /// as interrupted.
+    Interrupted {
+        /// What happened.
+        message: String,
+        /// Which attempt broke off, from 1.
+        attempt: u32,
+        /// Whether the request is sent again.
+        retrying: bool,
+    },
     /// The run failed (the provider could not answer).
     Error {
         /// What failed.
@@ -176,6 +190,16 @@ pub fn history_from_events(events: &[Value]) -> Vec<Message> {
                 flush(&mut messages, Role::Assistant, &mut assistant);
                 flush(&mut messages, Role::User, &mut results);
             }
+            AgentEvent::Interrupted {
+                message, retrying, ..
+            } => {
+                if retrying {
+                    // Superseded by the next attempt's answer.
+                    assistant.clear();
+                } else if let Some(ContentBlock::Text(t)) = assistant.last_mut() {
+                    t.push_str(&interrupted_marker(&message));
+                }
+            }
             AgentEvent::TextDelta { text } => match assistant.last_mut() {
                 Some(ContentBlock::Text(t)) => t.push_str(&text),
                 _ => assistant.push(ContentBlock::Text(text)),
@@ -212,6 +236,11 @@ pub fn history_from_events(events: &[Value]) -> Vec<Message> {
     // A conversation must not end with a dangling tool call without result,
     // nor hold an assistant turn whose tool calls were never answered.
     sanitize(messages)
+}
+
+/// The note that ends a partial answer kept after its stream broke off.
+pub fn interrupted_marker(message: &str) -> String {
+    format!("\n\n[interrupted: {message}]")
 }
 
 fn sanitize(messages: Vec<Message>) -> Vec<Message> {
@@ -312,6 +341,51 @@ mod tests {
         );
         assert_eq!(h[2].role, Role::User);
         assert_eq!(h[3], Message::assistant("done"));
+    }
+
+    /// A cut-off answer that was sent again is superseded by the retry's;
+    /// one that ended the run stays, marked as interrupted.
+    #[test]
+    fn an_interrupted_answer_is_superseded_or_marked() {
+        let to_values = |evs: &[AgentEvent]| -> Vec<Value> {
+            evs.iter()
+                .map(|e| serde_json::to_value(e).unwrap())
+                .collect()
+        };
+        let cut = |retrying: bool| AgentEvent::Interrupted {
+            message: "cut".into(),
+            attempt: 1,
+            retrying,
+        };
+        let partial = AgentEvent::TextDelta {
+            text: "The no".into(),
+        };
+        let retried = to_values(&[
+            AgentEvent::User { text: "hi".into() },
+            AgentEvent::TurnStart { turn: 1 },
+            partial.clone(),
+            cut(true),
+            AgentEvent::TextDelta {
+                text: "The notes say 42.".into(),
+            },
+        ]);
+        assert_eq!(
+            history_from_events(&retried),
+            vec![Message::user("hi"), Message::assistant("The notes say 42.")]
+        );
+        let failed = to_values(&[
+            AgentEvent::User { text: "hi".into() },
+            AgentEvent::TurnStart { turn: 1 },
+            partial,
+            cut(false),
+        ]);
+        assert_eq!(
+            history_from_events(&failed),
+            vec![
+                Message::user("hi"),
+                Message::assistant("The no\n\n[interrupted: cut]")
+            ]
+        );
     }
 
     #[test]

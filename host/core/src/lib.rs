@@ -19,6 +19,7 @@ pub mod hooks;
 pub mod prompt;
 mod services;
 pub mod setup;
+mod turn;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -26,7 +27,7 @@ use std::time::Duration;
 
 use agent_policy::Merged;
 use agent_providers::{
-    CancellationToken, ContentBlock, Message, Provider, ProviderError, Request, Role, StreamEvent,
+    CancellationToken, ContentBlock, Message, Provider, ProviderError, Request, RetryPolicy, Role,
     ToolDef,
 };
 use agent_runtime::inspect::ExportKind;
@@ -146,12 +147,31 @@ pub struct RunOptions {
     /// by [`context::estimate_tokens`]; larger conversations are trimmed and
     /// summarised before the request.
     pub context_budget: usize,
+    /// The most tool calls run for one answer; the rest are answered "not
+    /// run" (config `agent.max_tool_calls_per_turn`).
+    pub max_tool_calls_per_turn: usize,
+    /// How many tool calls in a row may have arguments that are not JSON
+    /// before the run stops with [`AgentError::InvalidToolCalls`] (config
+    /// `agent.max_invalid_tool_calls`).
+    pub max_invalid_tool_calls: u32,
+    /// How an answer that broke off mid-stream is sent again: the same
+    /// policy as the provider's for a 5xx.
+    pub stream_retry: RetryPolicy,
 }
+
+/// The default [`RunOptions::max_tool_calls_per_turn`].
+pub const DEFAULT_MAX_TOOL_CALLS_PER_TURN: usize = 32;
+
+/// The default [`RunOptions::max_invalid_tool_calls`].
+pub const DEFAULT_MAX_INVALID_TOOL_CALLS: u32 = 5;
 
 impl Default for RunOptions {
     fn default() -> Self {
         Self {
             context_budget: DEFAULT_CONTEXT_BUDGET,
+            max_tool_calls_per_turn: DEFAULT_MAX_TOOL_CALLS_PER_TURN,
+            max_invalid_tool_calls: DEFAULT_MAX_INVALID_TOOL_CALLS,
+            stream_retry: RetryPolicy::default(),
         }
     }
 }
@@ -219,6 +239,13 @@ pub struct RunOutcome {
     /// Each skill's model requests, programs and HTTP requests in this run,
     /// and the uses refused because a budget was spent.
     pub skill_uses: Vec<SkillUses>,
+    /// Tool calls whose arguments were not JSON (answered with an error).
+    pub invalid_tool_calls: u32,
+    /// Tool calls beyond `max_tool_calls_per_turn` (answered "not run").
+    pub skipped_tool_calls: u32,
+    /// Answers that broke off mid-stream (each was sent again, or ended
+    /// the run).
+    pub interrupted_streams: u32,
 }
 
 /// Why a run failed.
@@ -226,12 +253,36 @@ pub struct RunOutcome {
 pub enum AgentError {
     /// The model provider failed.
     Provider(ProviderError),
+    /// The model's answer broke off mid-stream on every attempt.
+    Interrupted {
+        /// The last attempt's error.
+        error: ProviderError,
+        /// How many requests were sent.
+        attempts: u32,
+    },
+    /// The model sent too many tool calls in a row whose arguments were
+    /// not JSON.
+    InvalidToolCalls {
+        /// How many in a row.
+        count: u32,
+        /// The last parse error.
+        last: String,
+    },
 }
 
 impl std::fmt::Display for AgentError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             AgentError::Provider(e) => write!(f, "provider error: {e}"),
+            AgentError::Interrupted { error, attempts } => write!(
+                f,
+                "provider error: {error} (on all {attempts} attempts; the text streamed so far is kept in the session, marked as interrupted)"
+            ),
+            AgentError::InvalidToolCalls { count, last } => write!(
+                f,
+                "the model sent {count} tool calls in a row whose arguments are not JSON (the last: {last}); stopped. \
+                 A larger model may do better; the limit is `agent.max_invalid_tool_calls`"
+            ),
         }
     }
 }
@@ -649,7 +700,11 @@ impl Agent<'_> {
             denials: Vec::new(),
             warnings: Vec::new(),
             skill_uses: Vec::new(),
+            invalid_tool_calls: 0,
+            skipped_tool_calls: 0,
+            interrupted_streams: 0,
         };
+        let mut invalid_in_a_row = 0u32;
         let uses_before = self.ctx.budget.totals();
         let mut seen_denials = self
             .grants
@@ -763,33 +818,31 @@ impl Agent<'_> {
                 max_tokens: self.max_tokens,
                 temperature: None,
             };
-            let streamed = {
-                let em_ref = &mut em;
-                let mut on_event = move |ev: StreamEvent| {
-                    if let StreamEvent::TextDelta(text) = ev
-                        && !rewrites
-                    {
-                        em_ref.emit(AgentEvent::TextDelta { text });
-                    }
-                };
-                tokio::time::timeout_at(
+            let streamed = self
+                .stream_turn(
+                    &req,
+                    &cancel,
                     deadline,
-                    self.provider.stream(&req, &cancel, &mut on_event),
+                    options.stream_retry,
+                    &mut em,
+                    &mut out,
                 )
-                .await
-            };
+                .await;
             let mut completion = match streamed {
-                Err(_) => {
-                    cancel.cancel();
+                turn::Streamed::Done(c) => c,
+                turn::Streamed::Timeout => {
                     out.stop = StopKind::Timeout;
                     break Ok(());
                 }
-                Ok(Err(ProviderError::Cancelled)) if cancel.is_cancelled() => {
+                turn::Streamed::Cancelled => {
                     out.stop = StopKind::Cancelled;
                     break Ok(());
                 }
-                Ok(Err(e)) => break Err(AgentError::Provider(e)),
-                Ok(Ok(c)) => c,
+                turn::Streamed::Failed {
+                    error: error @ ProviderError::Interrupted { .. },
+                    attempts,
+                } => break Err(AgentError::Interrupted { error, attempts }),
+                turn::Streamed::Failed { error, .. } => break Err(AgentError::Provider(error)),
             };
             out.input_tokens += completion.usage.input_tokens;
             out.output_tokens += completion.usage.output_tokens;
@@ -831,10 +884,47 @@ impl Agent<'_> {
                 out.stop = StopKind::EndTurn;
                 break Ok(());
             }
+            let plans = turn::plan_calls(
+                &calls,
+                &completion.invalid_inputs,
+                options.max_tool_calls_per_turn,
+            );
+            if calls.len() > options.max_tool_calls_per_turn {
+                em.warn(turn::over_cap_warning(
+                    calls.len(),
+                    options.max_tool_calls_per_turn,
+                ));
+            }
             let mut results = Vec::new();
             let mut timed_out = false;
-            for (id, name, input) in calls {
-                let r = if timed_out {
+            let mut last_invalid = String::new();
+            for ((id, name, input), plan) in calls.into_iter().zip(plans) {
+                let refused = match plan {
+                    turn::Plan::Run => None,
+                    turn::Plan::Invalid(why) => {
+                        out.invalid_tool_calls += 1;
+                        invalid_in_a_row += 1;
+                        last_invalid = why.clone();
+                        Some(why)
+                    }
+                    turn::Plan::OverCap(why) => {
+                        out.skipped_tool_calls += 1;
+                        Some(why)
+                    }
+                };
+                if refused.is_none() {
+                    invalid_in_a_row = 0;
+                }
+                let r = if let Some(why) = refused {
+                    em.emit(AgentEvent::ToolCall {
+                        id: id.clone(),
+                        skill: String::new(),
+                        tool: name.clone(),
+                        name: name.clone(),
+                        input: input.clone(),
+                    });
+                    CallResult::error(why, "")
+                } else if timed_out {
                     CallResult::error("not run: the run's time limit was reached".into(), "")
                 } else if cancel.is_cancelled() {
                     CallResult::error("not run: the user cancelled the turn".into(), "")
@@ -898,6 +988,12 @@ impl Agent<'_> {
             if timed_out {
                 out.stop = StopKind::Timeout;
                 break Ok(());
+            }
+            if invalid_in_a_row >= options.max_invalid_tool_calls.max(1) {
+                break Err(AgentError::InvalidToolCalls {
+                    count: invalid_in_a_row,
+                    last: last_invalid,
+                });
             }
         };
         out.skill_uses = self.ctx.budget.since(&uses_before);
@@ -1272,6 +1368,7 @@ mod tests {
                     message: Message::assistant(text),
                     usage: Usage::default(),
                     stop_reason: StopReason::EndTurn,
+                    invalid_inputs: Vec::new(),
                 })
             })
         }
@@ -1336,6 +1433,7 @@ mod tests {
                 &mut sink,
                 RunOptions {
                     context_budget: budget,
+                    ..RunOptions::default()
                 },
             )
             .await

@@ -4,9 +4,9 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
-use crate::http::{ProviderConfig, next_chunk, send_with_retry};
+use crate::http::{Body, ProviderConfig, send_with_retry};
 use crate::sse::{SseEvent, SseParser};
-use crate::types::{Accumulator, Emitter, parse_tool_input};
+use crate::types::{Accumulator, Emitter, object_input, tool_end};
 use crate::{
     BoxFuture, CancellationToken, Completion, ContentBlock, EventSink, Provider, ProviderError,
     Request, Role, StopReason, StreamEvent,
@@ -79,7 +79,7 @@ impl AnthropicProvider {
     ) -> Result<Completion, ProviderError> {
         let body = self.request_body(req);
         let url = self.config.url("/v1/messages");
-        let mut resp = send_with_retry(NAME, &self.config.retry, cancel, || {
+        let resp = send_with_retry(NAME, &self.config.retry, cancel, || {
             self.client
                 .post(&url)
                 .header("x-api-key", &self.key)
@@ -88,13 +88,14 @@ impl AnthropicProvider {
                 .json(&body)
         })
         .await?;
+        let mut resp = Body::new(NAME, resp, self.config.max_response_bytes);
         let mut out = Emitter {
             acc: Accumulator::new(),
             sink,
         };
         let mut state = State::default();
         let mut parser = SseParser::new();
-        while let Some(chunk) = next_chunk(NAME, &mut resp, cancel).await? {
+        while let Some(chunk) = resp.next(cancel).await? {
             for ev in parser.push(&chunk) {
                 state.event(&ev, &mut out)?;
             }
@@ -103,7 +104,7 @@ impl AnthropicProvider {
             state.event(&ev, &mut out)?;
         }
         if !out.acc.is_stopped() {
-            return Err(malformed("stream ended before message_stop"));
+            return Err(resp.ended_before("message_stop"));
         }
         Ok(out.acc.finish())
     }
@@ -128,7 +129,7 @@ fn block_json(b: &ContentBlock) -> Value {
     match b {
         ContentBlock::Text(t) => json!({"type": "text", "text": t}),
         ContentBlock::ToolUse { id, name, input } => {
-            json!({"type": "tool_use", "id": id, "name": name, "input": input})
+            json!({"type": "tool_use", "id": id, "name": name, "input": object_input(input)})
         }
         ContentBlock::ToolResult {
             tool_use_id,
@@ -248,10 +249,7 @@ impl State {
             "content_block_stop" => {
                 let index = u64_at("/index").ok_or_else(|| malformed("stop without index"))?;
                 if let Some(Block::Tool { id, json }) = self.blocks.remove(&index) {
-                    let input = parse_tool_input(&json).map_err(|e| {
-                        malformed(format!("tool input of {id} is not JSON ({e}): {json}"))
-                    })?;
-                    out.emit(StreamEvent::ToolUseEnd { id, input });
+                    out.emit(tool_end(id, &json));
                 }
             }
             "message_delta" => {

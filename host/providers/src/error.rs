@@ -53,6 +53,28 @@ pub enum ProviderError {
         /// The provider's message.
         message: String,
     },
+    /// The answer broke off after it had started: the connection failed
+    /// mid-stream, or the stream ended before its final event. What was
+    /// streamed before the break has been passed to the event callback;
+    /// sending the request again may succeed.
+    #[error("{provider}: the answer was cut off: {message}")]
+    Interrupted {
+        /// The provider's name.
+        provider: String,
+        /// What happened.
+        message: String,
+    },
+    /// The response body grew past the configured cap; reading stopped
+    /// there.
+    #[error(
+        "{provider}: the response exceeded {limit} bytes and was cut there; if this model really sends that much, raise `provider.max_response_bytes` in config.toml"
+    )]
+    ResponseTooLarge {
+        /// The provider's name.
+        provider: String,
+        /// The cap, in bytes.
+        limit: usize,
+    },
     /// The stream did not follow the provider's wire format.
     #[error("{provider}: malformed stream: {message}")]
     MalformedStream {
@@ -72,7 +94,10 @@ pub enum ProviderError {
 impl ProviderError {
     /// Whether retrying the same request later may succeed.
     pub fn is_retryable(&self) -> bool {
-        matches!(self, Self::Unavailable { .. } | Self::Transport { .. })
+        matches!(
+            self,
+            Self::Unavailable { .. } | Self::Transport { .. } | Self::Interrupted { .. }
+        )
     }
 }
 

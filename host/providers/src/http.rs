@@ -7,7 +7,7 @@ use tokio_util::sync::CancellationToken;
 use crate::error::{ProviderError, error_message};
 
 /// When and how often to retry rate-limited, overloaded and failed requests.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetryPolicy {
     /// The most requests sent in all (1 means no retry).
     pub max_attempts: u32,
@@ -75,7 +75,15 @@ pub struct ProviderConfig {
     pub retry: RetryPolicy,
     /// Timeout for connecting.
     pub connect_timeout: Duration,
+    /// The most bytes one response body may have; reading stops with
+    /// [`ProviderError::ResponseTooLarge`] beyond it. This also bounds the
+    /// stream parsers' buffers, which never hold more than the body.
+    pub max_response_bytes: usize,
 }
+
+/// The default [`ProviderConfig::max_response_bytes`]: 8 MiB, far above any
+/// real answer (`max_tokens` of text is a few hundred KB).
+pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 8 * 1024 * 1024;
 
 impl ProviderConfig {
     /// The model a request asks for, or the configured one when it names none.
@@ -109,7 +117,14 @@ impl ProviderConfig {
             model: model.into(),
             retry: RetryPolicy::default(),
             connect_timeout: Duration::from_secs(30),
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
         }
+    }
+
+    /// Sets the cap on a response body's size, in bytes.
+    pub fn max_response_bytes(mut self, bytes: usize) -> Self {
+        self.max_response_bytes = bytes;
+        self
     }
 
     /// Sets the base URL.
@@ -241,18 +256,59 @@ pub(crate) async fn send_with_retry(
     }
 }
 
-/// The next piece of the response body, or `None` at its end.
-pub(crate) async fn next_chunk(
-    provider: &str,
-    resp: &mut reqwest::Response,
-    cancel: &CancellationToken,
-) -> Result<Option<Vec<u8>>, ProviderError> {
-    tokio::select! {
-        _ = cancel.cancelled() => Err(ProviderError::Cancelled),
-        c = resp.chunk() => c.map(|o| o.map(|b| b.to_vec())).map_err(|e| ProviderError::Transport {
-            provider: provider.to_string(),
-            message: error_chain(&e),
-        }),
+/// A streamed response body, read piece by piece under a size cap.
+pub(crate) struct Body {
+    provider: &'static str,
+    resp: reqwest::Response,
+    read: usize,
+    limit: usize,
+}
+
+impl Body {
+    /// Reads `resp`, allowing at most `limit` bytes.
+    pub(crate) fn new(provider: &'static str, resp: reqwest::Response, limit: usize) -> Self {
+        Self {
+            provider,
+            resp,
+            read: 0,
+            limit,
+        }
+    }
+
+    /// The next piece of the body, or `None` at its end. A broken
+    /// connection is [`ProviderError::Interrupted`]; a body growing past the
+    /// cap is [`ProviderError::ResponseTooLarge`], before the piece is kept.
+    pub(crate) async fn next(
+        &mut self,
+        cancel: &CancellationToken,
+    ) -> Result<Option<Vec<u8>>, ProviderError> {
+        let piece = tokio::select! {
+            _ = cancel.cancelled() => return Err(ProviderError::Cancelled),
+            c = self.resp.chunk() => c.map_err(|e| ProviderError::Interrupted {
+                provider: self.provider.to_string(),
+                message: format!("the connection broke mid-answer: {}", error_chain(&e)),
+            })?,
+        };
+        let Some(piece) = piece else {
+            return Ok(None);
+        };
+        self.read = self.read.saturating_add(piece.len());
+        if self.read > self.limit {
+            return Err(ProviderError::ResponseTooLarge {
+                provider: self.provider.to_string(),
+                limit: self.limit,
+            });
+        }
+        Ok(Some(piece.to_vec()))
+    }
+
+    /// The error for a stream that ended cleanly but before `what` (its
+    /// final event): the answer was cut off.
+    pub(crate) fn ended_before(&self, what: &str) -> ProviderError {
+        ProviderError::Interrupted {
+            provider: self.provider.to_string(),
+            message: format!("the stream ended before {what}"),
+        }
     }
 }
 

@@ -22,13 +22,13 @@ use std::pin::Pin;
 
 pub use anthropic::AnthropicProvider;
 pub use error::ProviderError;
-pub use http::{ProviderConfig, RetryPolicy};
+pub use http::{DEFAULT_MAX_RESPONSE_BYTES, ProviderConfig, RetryPolicy};
 pub use ollama::OllamaProvider;
 pub use openai::OpenAiProvider;
 pub use tokio_util::sync::CancellationToken;
 pub use types::{
-    Accumulator, Completion, ContentBlock, Message, Request, Role, StopReason, StreamEvent,
-    ToolDef, Usage,
+    Accumulator, Completion, ContentBlock, InvalidToolInput, Message, Request, Role, StopReason,
+    StreamEvent, ToolDef, Usage,
 };
 
 /// A boxed, sendable future, as returned by [`Provider::stream`].

@@ -2,12 +2,15 @@
 //!
 //! Bytes may arrive in arbitrary pieces; complete, non-blank lines are
 //! returned (with `\r\n` endings handled), each decoded as UTF-8 only once
-//! whole, so a character split across pieces is not damaged.
+//! whole, so a character split across pieces is not damaged. Each byte is
+//! scanned once, however a line is split.
 
 /// Incremental splitter state.
 #[derive(Debug, Default)]
 pub struct NdjsonParser {
     buf: Vec<u8>,
+    /// How far `buf` has been scanned for a line ending.
+    scanned: usize,
 }
 
 impl NdjsonParser {
@@ -21,12 +24,13 @@ impl NdjsonParser {
         self.buf.extend_from_slice(chunk);
         let mut out = Vec::new();
         let mut start = 0;
-        for i in 0..self.buf.len() {
+        for i in self.scanned..self.buf.len() {
             if self.buf[i] == b'\n' {
                 push_line(&self.buf[start..i], &mut out);
                 start = i + 1;
             }
         }
+        self.scanned = self.buf.len() - start;
         self.buf.drain(..start);
         out
     }
@@ -34,6 +38,7 @@ impl NdjsonParser {
     /// Ends the stream: returns a last line that had no line ending.
     pub fn finish(&mut self) -> Vec<String> {
         let mut out = Vec::new();
+        self.scanned = 0;
         push_line(&std::mem::take(&mut self.buf), &mut out);
         out
     }
@@ -80,6 +85,22 @@ mod tests {
             out.extend(p.finish());
             assert_eq!(out, expected(), "cut {cut}");
         }
+    }
+
+    /// A 16 MB line in 4 KB pieces is scanned once, not once per piece.
+    #[test]
+    fn a_huge_line_in_small_pieces_is_split_in_linear_time() {
+        let mut body = vec![b'"'; 16 * 1024 * 1024];
+        body.push(b'\n');
+        let started = std::time::Instant::now();
+        let mut p = NdjsonParser::new();
+        let mut out = Vec::new();
+        for piece in body.chunks(4096) {
+            out.extend(p.push(piece));
+        }
+        assert_eq!(out.len(), 1);
+        let took = started.elapsed();
+        assert!(took < std::time::Duration::from_secs(5), "took {took:?}");
     }
 
     #[test]

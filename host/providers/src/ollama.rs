@@ -2,10 +2,10 @@
 
 use serde_json::{Value, json};
 
-use crate::http::{ProviderConfig, next_chunk, send_with_retry};
+use crate::http::{Body, ProviderConfig, send_with_retry};
 use crate::ndjson::NdjsonParser;
 use crate::openai::function_tools;
-use crate::types::{Accumulator, Emitter};
+use crate::types::{Accumulator, Emitter, object_input, tool_end};
 use crate::{
     BoxFuture, CancellationToken, Completion, ContentBlock, EventSink, Provider, ProviderError,
     Request, Role, StopReason, StreamEvent,
@@ -65,9 +65,9 @@ impl OllamaProvider {
                         .content
                         .iter()
                         .filter_map(|b| match b {
-                            ContentBlock::ToolUse { name, input, .. } => {
-                                Some(json!({"function": {"name": name, "arguments": input}}))
-                            }
+                            ContentBlock::ToolUse { name, input, .. } => Some(
+                                json!({"function": {"name": name, "arguments": object_input(input)}}),
+                            ),
                             _ => None,
                         })
                         .collect();
@@ -103,7 +103,7 @@ impl OllamaProvider {
     ) -> Result<Completion, ProviderError> {
         let body = self.request_body(req);
         let url = self.config.url("/api/chat");
-        let mut resp = send_with_retry(NAME, &self.config.retry, cancel, || {
+        let resp = send_with_retry(NAME, &self.config.retry, cancel, || {
             let b = self.client.post(&url).json(&body);
             match &self.config.api_key {
                 Some(k) => b.bearer_auth(k),
@@ -111,13 +111,14 @@ impl OllamaProvider {
             }
         })
         .await?;
+        let mut resp = Body::new(NAME, resp, self.config.max_response_bytes);
         let mut out = Emitter {
             acc: Accumulator::new(),
             sink,
         };
         let mut state = State::default();
         let mut parser = NdjsonParser::new();
-        'read: while let Some(chunk) = next_chunk(NAME, &mut resp, cancel).await? {
+        'read: while let Some(chunk) = resp.next(cancel).await? {
             for line in parser.push(&chunk) {
                 if state.line(&line, &mut out)? {
                     break 'read;
@@ -132,10 +133,7 @@ impl OllamaProvider {
             }
         }
         if !state.done {
-            return Err(ProviderError::MalformedStream {
-                provider: NAME.to_string(),
-                message: "stream ended before a line with done: true".to_string(),
-            });
+            return Err(resp.ended_before("a line with done: true"));
         }
         Ok(out.acc.finish())
     }
@@ -205,12 +203,12 @@ impl State {
                     .map(str::to_string)
                     .unwrap_or_else(|| format!("call_{index}"));
                 let name = f["name"].as_str().unwrap_or_default().to_string();
-                let input = match &f["arguments"] {
-                    Value::String(s) => {
-                        crate::types::parse_tool_input(s).unwrap_or(Value::String(s.clone()))
-                    }
-                    Value::Null => json!({}),
-                    other => other.clone(),
+                // Ollama sends an object; some models and proxies a string
+                // of JSON, which may not be JSON at all.
+                let raw = match &f["arguments"] {
+                    Value::String(s) => s.clone(),
+                    Value::Null => String::new(),
+                    other => other.to_string(),
                 };
                 out.emit(StreamEvent::ToolUseStart {
                     index,
@@ -219,9 +217,9 @@ impl State {
                 });
                 out.emit(StreamEvent::ToolInputDelta {
                     id: id.clone(),
-                    partial_json: input.to_string(),
+                    partial_json: raw.clone(),
                 });
-                out.emit(StreamEvent::ToolUseEnd { id, input });
+                out.emit(tool_end(id, &raw));
             }
         }
         if v["done"].as_bool() == Some(true) {

@@ -5,9 +5,9 @@ use std::collections::btree_map::Entry;
 
 use serde_json::{Value, json};
 
-use crate::http::{ProviderConfig, next_chunk, send_with_retry};
+use crate::http::{Body, ProviderConfig, send_with_retry};
 use crate::sse::SseParser;
-use crate::types::{Accumulator, Emitter, parse_tool_input};
+use crate::types::{Accumulator, Emitter, tool_end};
 use crate::{
     BoxFuture, CancellationToken, Completion, ContentBlock, EventSink, Message, Provider,
     ProviderError, Request, Role, StopReason, StreamEvent, ToolDef,
@@ -70,7 +70,7 @@ impl OpenAiProvider {
     ) -> Result<Completion, ProviderError> {
         let body = self.request_body(req);
         let url = self.config.url("/chat/completions");
-        let mut resp = send_with_retry(NAME, &self.config.retry, cancel, || {
+        let resp = send_with_retry(NAME, &self.config.retry, cancel, || {
             self.client
                 .post(&url)
                 .bearer_auth(&self.key)
@@ -78,13 +78,14 @@ impl OpenAiProvider {
                 .json(&body)
         })
         .await?;
+        let mut resp = Body::new(NAME, resp, self.config.max_response_bytes);
         let mut out = Emitter {
             acc: Accumulator::new(),
             sink,
         };
         let mut state = State::default();
         let mut parser = SseParser::new();
-        'read: while let Some(chunk) = next_chunk(NAME, &mut resp, cancel).await? {
+        'read: while let Some(chunk) = resp.next(cancel).await? {
             for ev in parser.push(&chunk) {
                 if state.data(&ev.data, &mut out)? {
                     break 'read;
@@ -101,7 +102,7 @@ impl OpenAiProvider {
         if !state.done {
             // Some compatible servers end without `[DONE]`.
             if state.finish.is_none() {
-                return Err(malformed("stream ended without a finish_reason"));
+                return Err(resp.ended_before("a finish_reason"));
             }
             state.end(&mut out)?;
         }
@@ -173,7 +174,7 @@ fn wire_messages(m: &Message) -> Vec<Value> {
                     ContentBlock::ToolUse { id, name, input } => Some(json!({
                         "id": id,
                         "type": "function",
-                        "function": {"name": name, "arguments": input.to_string()},
+                        "function": {"name": name, "arguments": arguments(input)},
                     })),
                     _ => None,
                 })
@@ -189,6 +190,15 @@ fn wire_messages(m: &Message) -> Vec<Value> {
         }
     }
     out
+}
+
+/// A call's `arguments` string: the JSON of its input, or, for arguments
+/// that were not JSON (kept as a string), exactly what the model sent.
+fn arguments(input: &Value) -> String {
+    match input {
+        Value::String(raw) => raw.clone(),
+        other => other.to_string(),
+    }
 }
 
 fn malformed(message: impl Into<String>) -> ProviderError {
@@ -311,13 +321,7 @@ impl State {
         }
         self.tools_ended = true;
         for call in std::mem::take(&mut self.calls).into_values() {
-            let input = parse_tool_input(&call.args).map_err(|e| {
-                malformed(format!(
-                    "arguments of {} are not JSON ({e}): {}",
-                    call.id, call.args
-                ))
-            })?;
-            out.emit(StreamEvent::ToolUseEnd { id: call.id, input });
+            out.emit(tool_end(call.id, &call.args));
         }
         Ok(())
     }

@@ -158,6 +158,18 @@ pub enum StreamEvent {
         /// The parsed arguments.
         input: Value,
     },
+    /// A tool call is complete but its arguments are not JSON (common with
+    /// small local models). The call stays in the message with `raw` as a
+    /// JSON string for its input, so that it can be answered with an error
+    /// and the model can retry.
+    ToolInputInvalid {
+        /// The call's id.
+        id: String,
+        /// The arguments exactly as the model sent them.
+        raw: String,
+        /// Why they are not JSON (the parser's message).
+        error: String,
+    },
     /// Token counts so far (totals, not increments).
     Usage {
         /// Tokens of the prompt.
@@ -181,6 +193,21 @@ pub struct Completion {
     pub usage: Usage,
     /// Why the model stopped.
     pub stop_reason: StopReason,
+    /// The tool calls of [`Completion::message`] whose arguments were not
+    /// JSON, in order.
+    pub invalid_inputs: Vec<InvalidToolInput>,
+}
+
+/// A tool call whose arguments could not be parsed; see
+/// [`StreamEvent::ToolInputInvalid`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InvalidToolInput {
+    /// The call's id.
+    pub id: String,
+    /// The arguments exactly as the model sent them.
+    pub raw: String,
+    /// The parser's message.
+    pub error: String,
 }
 
 /// Builds the final [`Completion`] from [`StreamEvent`]s.
@@ -189,6 +216,7 @@ pub struct Accumulator {
     content: Vec<ContentBlock>,
     usage: Usage,
     stop: Option<StopReason>,
+    invalid: Vec<InvalidToolInput>,
 }
 
 impl Accumulator {
@@ -212,14 +240,14 @@ impl Accumulator {
                 })
             }
             StreamEvent::ToolInputDelta { .. } => {}
-            StreamEvent::ToolUseEnd { id, input } => {
-                let found = self.content.iter_mut().rev().find_map(|b| match b {
-                    ContentBlock::ToolUse { id: i, input, .. } if i == id => Some(input),
-                    _ => None,
+            StreamEvent::ToolUseEnd { id, input } => self.set_input(id, input.clone()),
+            StreamEvent::ToolInputInvalid { id, raw, error } => {
+                self.set_input(id, Value::String(raw.clone()));
+                self.invalid.push(InvalidToolInput {
+                    id: id.clone(),
+                    raw: raw.clone(),
+                    error: error.clone(),
                 });
-                if let Some(slot) = found {
-                    *slot = input.clone();
-                }
             }
             StreamEvent::Usage {
                 input_tokens,
@@ -232,6 +260,27 @@ impl Accumulator {
             }
             StreamEvent::Stop { reason } => self.stop = Some(reason.clone()),
         }
+    }
+
+    fn set_input(&mut self, id: &str, value: Value) {
+        let found = self.content.iter_mut().rev().find_map(|b| match b {
+            ContentBlock::ToolUse { id: i, input, .. } if i == id => Some(input),
+            _ => None,
+        });
+        if let Some(slot) = found {
+            *slot = value;
+        }
+    }
+
+    /// The text streamed so far (all text blocks).
+    pub fn text(&self) -> String {
+        self.content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::Text(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect()
     }
 
     /// Whether a [`StreamEvent::Stop`] was seen.
@@ -251,6 +300,7 @@ impl Accumulator {
             stop_reason: self
                 .stop
                 .unwrap_or_else(|| StopReason::Other("incomplete".to_string())),
+            invalid_inputs: self.invalid,
         }
     }
 }
@@ -268,12 +318,34 @@ impl Emitter<'_, '_> {
     }
 }
 
-/// Parses accumulated tool arguments: empty means `{}`.
-pub(crate) fn parse_tool_input(raw: &str) -> Result<Value, JsonError> {
+/// The end of a tool call whose arguments were accumulated as `raw`:
+/// [`StreamEvent::ToolUseEnd`] with the parsed arguments (empty means `{}`),
+/// or [`StreamEvent::ToolInputInvalid`] when they are not JSON.
+pub(crate) fn tool_end(id: String, raw: &str) -> StreamEvent {
     if raw.trim().is_empty() {
-        Ok(Value::Object(serde_json::Map::new()))
+        return StreamEvent::ToolUseEnd {
+            id,
+            input: Value::Object(serde_json::Map::new()),
+        };
+    }
+    match agent_bounded::parse_json(raw, "tool arguments", agent_bounded::Limits::MESSAGE) {
+        Ok(input) => StreamEvent::ToolUseEnd { id, input },
+        Err(e) => StreamEvent::ToolInputInvalid {
+            id,
+            raw: raw.to_string(),
+            error: e.to_string(),
+        },
+    }
+}
+
+/// A call's input as an API that demands a JSON object receives it: an
+/// input that is not an object (the raw text of invalid arguments) is sent
+/// as `{}`; the tool result that answers the call quotes the problem.
+pub(crate) fn object_input(input: &Value) -> Value {
+    if input.is_object() {
+        input.clone()
     } else {
-        agent_bounded::parse_json(raw, "tool arguments", agent_bounded::Limits::MESSAGE)
+        Value::Object(serde_json::Map::new())
     }
 }
 
@@ -298,16 +370,21 @@ mod tests {
         // is refused before serde_json reads it, with the limit in the message.
         let raw = "[".repeat(200_000);
         let started = std::time::Instant::now();
-        let err = parse_tool_input(&raw).unwrap_err();
+        let end = tool_end("c0".into(), &raw);
         assert!(started.elapsed() < std::time::Duration::from_secs(1));
-        assert!(matches!(err, agent_bounded::Error::Limit(_)), "{err:?}");
+        let StreamEvent::ToolInputInvalid { error, .. } = end else {
+            panic!("not refused: {end:?}");
+        };
         assert_eq!(
-            err.to_string(),
+            error,
             "tool arguments: line 1, column 65: JSON nested deeper than the limit of 64 \
              levels; flatten the document"
         );
-        let flat = parse_tool_input(r#"{"path": [[["a"]]]}"#).unwrap();
-        assert_eq!(flat, json!({"path": [[["a"]]]}));
+        let flat = tool_end("c1".into(), r#"{"path": [[["a"]]]}"#);
+        let StreamEvent::ToolUseEnd { input, .. } = flat else {
+            panic!("refused: {flat:?}");
+        };
+        assert_eq!(input, json!({"path": [[["a"]]]}));
     }
 
     #[test]

@@ -164,6 +164,20 @@ impl Transcript {
                 );
             }
             AgentEvent::Warning { message } => self.notice(NoticeKind::Warning, message.clone()),
+            AgentEvent::Interrupted {
+                message,
+                attempt,
+                retrying,
+            } => {
+                // A notice cell ends the partial answer: a retry's text
+                // starts a cell of its own.
+                let what = if *retrying {
+                    format!("{message}; sending the request again (attempt {attempt} broke off)")
+                } else {
+                    format!("{message}; the partial answer above is kept, marked as interrupted")
+                };
+                self.notice(NoticeKind::Warning, what);
+            }
             AgentEvent::Error { message } => {
                 self.running = false;
                 self.notice(NoticeKind::Error, message.clone());
