@@ -105,7 +105,10 @@ impl World {
         let core_pkg = core_tools_package();
         let hello_pkg = hello_package(&dirs.path().join("rust-hello"), &key);
 
-        let runtime = Runtime::new(Some(cache_dir.clone()), Limits::default()).expect("runtime");
+        let runtime = Runtime::new(
+            Some(agent_tests::component_cache(cache_dir.clone())),
+            Limits::default(),
+        ).expect("runtime");
         // Warm the cache: the first load compiles and writes the artifact.
         for pkg in [&core_pkg, &hello_pkg] {
             let first = runtime.load(pkg.clone(), &trust).expect("first load");
@@ -186,7 +189,10 @@ impl World {
     }
 
     fn runtime_cache(&self) -> agent_runtime::ComponentCache {
-        agent_runtime::ComponentCache::new(self.runtime.engine(), Some(self.cache_dir.clone()))
+        agent_runtime::ComponentCache::new(
+            self.runtime.engine(),
+            Some(agent_tests::component_cache(self.cache_dir.clone())),
+        )
     }
 
     fn report_sizes(&self) {

@@ -28,7 +28,10 @@ impl SigEnv {
         let sandbox = Sandbox::new();
         let cache = tempfile::tempdir().expect("cache dir");
         let runtime =
-            Runtime::new(Some(cache.path().to_path_buf()), Limits::default()).expect("runtime");
+            Runtime::new(
+                Some(agent_tests::component_cache(cache.path().join("components"))),
+                Limits::default(),
+            ).expect("runtime");
         SigEnv {
             sandbox,
             cache,
@@ -69,7 +72,7 @@ impl SigEnv {
 
     /// Compiled artifacts in the cache: none after a refusal.
     fn artifacts(&self) -> Vec<PathBuf> {
-        artifacts_in(self.cache.path())
+        artifacts_in(&self.cache.path().join("components"))
     }
 }
 
@@ -290,7 +293,10 @@ async fn a_trusted_signature_loads_and_the_second_load_hits_the_cache() {
 
     // A new runtime over the same cache directory also hits it.
     let runtime =
-        Runtime::new(Some(env.cache.path().to_path_buf()), Limits::default()).expect("runtime");
+        Runtime::new(
+            Some(agent_tests::component_cache(env.cache.path().join("components"))),
+            Limits::default(),
+        ).expect("runtime");
     let third = runtime
         .load(
             env.package("signed-ok", &bytes, Origin::User),

@@ -514,8 +514,10 @@ fn test(app: &mut App, path: &Path) -> Result<u8> {
         }
     };
     let trust = app.trust()?;
-    let skill: Skill = match app.runtime()?.load(pkg, &trust) {
+    let runtime = app.runtime()?.clone();
+    let skill: Skill = match runtime.load(pkg, &trust) {
         Ok(s) => {
+            crate::cache_audit::report_recompiled(&app.paths, &runtime, &s);
             println!("ok    signature: {}", signer_text(&s.signer));
             println!("ok    imports match permissions, exports match types");
             s
@@ -526,7 +528,6 @@ fn test(app: &mut App, path: &Path) -> Result<u8> {
         }
     };
     let ctx = app.call_context("cli")?;
-    let runtime = app.runtime()?.clone();
     if skill.exports(ExportKind::Tool) {
         match futures_block(runtime.list_tools(&skill, &ctx)) {
             Ok(tools) => {
