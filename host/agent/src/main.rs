@@ -74,12 +74,6 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             eprintln!("error: {e:#}");
-            if disk_full(&e) {
-                eprintln!(
-                    "hint: the disk is full (no space left on device): free some space on that \
-                     filesystem and run the command again"
-                );
-            }
             if e.downcast_ref::<cli::UsageError>().is_some() {
                 ExitCode::from(exit::USAGE)
             } else {
@@ -87,15 +81,6 @@ fn main() -> ExitCode {
             }
         }
     }
-}
-
-/// Whether `e` was caused by a full disk or an exhausted quota.
-fn disk_full(e: &anyhow::Error) -> bool {
-    e.chain().any(|cause| {
-        cause
-            .downcast_ref::<std::io::Error>()
-            .is_some_and(|io| matches!(io.kind(), std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded))
-    })
 }
 
 fn run(cli: Cli) -> anyhow::Result<u8> {

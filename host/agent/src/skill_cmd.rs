@@ -780,8 +780,17 @@ pub(crate) fn sign_skill(
     let signed = agent_trust::sign(&bytes, &files, key.signing_key())
         .map_err(|e| anyhow::anyhow!("{}: {e}", target.display()))?;
     let tmp = target.with_extension("wasm.signing");
-    std::fs::write(&tmp, &signed).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, &target).with_context(|| format!("replacing {}", target.display()))?;
+    let replaced = std::fs::write(&tmp, &signed)
+        .with_context(|| format!("writing {}", tmp.display()))
+        .and_then(|()| {
+            std::fs::rename(&tmp, &target)
+                .with_context(|| format!("replacing {}", target.display()))
+        });
+    if replaced.is_err() {
+        // A full disk must not keep a half-written copy.
+        let _ = std::fs::remove_file(&tmp);
+    }
+    replaced?;
     Ok((target, files.into_iter().map(|(p, _)| p).collect()))
 }
 
