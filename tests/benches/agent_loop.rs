@@ -195,7 +195,8 @@ impl World {
         let runtime = Runtime::new(
             Some(agent_tests::component_cache(home.join("cache"))),
             Limits::default(),
-        ).expect("runtime");
+        )
+        .expect("runtime");
         let mut skills = vec![
             runtime
                 .load(builtin("core-tools"), &trust)

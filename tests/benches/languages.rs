@@ -95,7 +95,8 @@ impl World {
         let runtime = Runtime::new(
             Some(agent_tests::component_cache(home.join("cache"))),
             Limits::default(),
-        ).expect("runtime");
+        )
+        .expect("runtime");
         let tokio = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()

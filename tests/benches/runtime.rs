@@ -108,7 +108,8 @@ impl World {
         let runtime = Runtime::new(
             Some(agent_tests::component_cache(cache_dir.clone())),
             Limits::default(),
-        ).expect("runtime");
+        )
+        .expect("runtime");
         // Warm the cache: the first load compiles and writes the artifact.
         for pkg in [&core_pkg, &hello_pkg] {
             let first = runtime.load(pkg.clone(), &trust).expect("first load");
@@ -315,8 +316,8 @@ fn activation(c: &mut Criterion, w: &Lazy) {
     g.bench_function("inspect/core-tools", |b| {
         let engine = w.runtime.engine();
         // SAFETY: as above.
-        let component = unsafe { Component::deserialize_file(engine, &unsealed_file) }
-            .expect("deserialize");
+        let component =
+            unsafe { Component::deserialize_file(engine, &unsealed_file) }.expect("deserialize");
         b.iter(|| agent_runtime::ComponentInfo::of(&component, engine))
     });
     g.bench_function("manifest_parse/core-tools", |b| b.iter(core_tools_package));

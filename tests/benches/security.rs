@@ -210,7 +210,8 @@ fn world(project: &Path) -> World {
     let runtime = Runtime::new(
         Some(agent_tests::component_cache(home.path().join("cache"))),
         Limits::default(),
-    ).expect("rt");
+    )
+    .expect("rt");
     let trust = TrustPolicy {
         store: TrustStore::load(&home.path().join("keys")).expect("trust"),
         builtin_key: Some(agent_builtins::public_key().expect("key")),

@@ -90,8 +90,14 @@ fn a_tampered_cached_core_tools_is_recompiled_warned_about_and_audited() {
         .find(|l| l.contains(r#""capability":"component-cache""#))
         .unwrap_or_else(|| panic!("no component-cache entry:\n{log}"));
     assert!(entry.contains(r#""skill":"core-tools""#), "{entry}");
-    assert!(entry.contains(r#""decision":"recompiled: its seal does not match"#), "{entry}");
-    assert!(entry.contains(&format!(r#""target":"{artifact}""#)), "{entry}");
+    assert!(
+        entry.contains(r#""decision":"recompiled: its seal does not match"#),
+        "{entry}"
+    );
+    assert!(
+        entry.contains(&format!(r#""target":"{artifact}""#)),
+        "{entry}"
+    );
     assert!(ok(&sb.agent(&["audit", "verify"])).contains("hash chain intact"));
     assert_ne!(std::fs::read(&cached[0]).expect("artifact"), bytes);
     let again = read_file(&sb);
@@ -110,7 +116,13 @@ impl Tmpfs {
     /// `None` (with the reason on stderr) where mounting is not allowed.
     fn mount(dir: &Path, size: &str) -> Option<Tmpfs> {
         let out = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size},mode=0700"), "tmpfs"])
+            .args([
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={size},mode=0700"),
+                "tmpfs",
+            ])
             .arg(dir)
             .output();
         match out {
@@ -202,12 +214,23 @@ fn a_full_disk_leaves_no_temporary_file_names_the_cause_and_recovers() {
     // leaves no partial file.
     let full = disk.fill("filler-2", 0);
     let late_keys = sb.home.path().join("late-keys");
-    let out = sb.agent(&["keys", "generate", "--name", "late", "--out", &late_keys.display().to_string()]);
+    let out = sb.agent(&[
+        "keys",
+        "generate",
+        "--name",
+        "late",
+        "--out",
+        &late_keys.display().to_string(),
+    ]);
     let (_, stderr) = text(&out);
     println!("keys generate on a full disk:\n{stderr}");
     assert_eq!(code(&out), 1, "{stderr}");
     assert!(stderr.contains("No space left on device"), "{stderr}");
-    assert_eq!(files_under(&late_keys), Vec::<PathBuf>::new(), "no half-written key");
+    assert_eq!(
+        files_under(&late_keys),
+        Vec::<PathBuf>::new(),
+        "no half-written key"
+    );
 
     // Calls go on while the audit log's last block has room; once it is
     // full, the grant cannot be audited and the call is refused, saying why.
@@ -253,7 +276,13 @@ fn an_install_on_a_full_disk_says_no_space_left_and_leaves_nothing() {
     let keys = outside.path().join("keys");
     let index = outside.path().join("index");
     ok(&sb.agent(&[
-        "keys", "generate", "--name", "publisher", "--out", &s(&keys), "--trust",
+        "keys",
+        "generate",
+        "--name",
+        "publisher",
+        "--out",
+        &s(&keys),
+        "--trust",
     ]));
     ok(&sb.agent(&["registry", "init", &s(&index)]));
     let example = agent_tests::workspace().join("sdk-guest-examples/rust-hello");
@@ -284,7 +313,11 @@ fn an_install_on_a_full_disk_says_no_space_left_and_leaves_nothing() {
     let left: Vec<_> = std::fs::read_dir(&user_skills)
         .map(|d| d.flatten().map(|e| e.file_name()).collect())
         .unwrap_or_default();
-    assert!(left.is_empty(), "nothing is left in {}: {left:?}", user_skills.display());
+    assert!(
+        left.is_empty(),
+        "nothing is left in {}: {left:?}",
+        user_skills.display()
+    );
 
     std::fs::remove_file(&filler).expect("freeing space");
     ok(&sb.agent(&["skill", "install", "rust-hello", "--index", &s(&index)]));

@@ -117,7 +117,10 @@ async fn an_artifact_sealed_under_another_key_or_truncated_is_rejected() {
         truncated.cache,
         Some(CacheOutcome::Recompiled(Rejection::BadSeal))
     );
-    assert_eq!(load_core_tools(&h.runtime, &trust).cache, Some(CacheOutcome::Hit));
+    assert_eq!(
+        load_core_tools(&h.runtime, &trust).cache,
+        Some(CacheOutcome::Hit)
+    );
     let out = h
         .call_ok(&truncated, "read_file", json!({"path": "hello.txt"}))
         .await;
@@ -129,6 +132,10 @@ async fn an_artifact_sealed_under_another_key_or_truncated_is_rejected() {
         .expect("cache dir")
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(names.len(), 1, "one artifact and no temporary file: {names:?}");
+    assert_eq!(
+        names.len(),
+        1,
+        "one artifact and no temporary file: {names:?}"
+    );
     assert!(names[0].ends_with(".sealed.cwasm"), "{names:?}");
 }

@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use agent_policy::{AllowList, AuditEntry, AuditLog, Grants};
 use agent_runtime::{
-    CacheConfig, CallContext, CallError, GrantsAuthorizer, Limits, LoadError, Origin, Runtime, Skill,
-    SkillError, SkillPackage, ToolOutput, TrustPolicy,
+    CacheConfig, CallContext, CallError, GrantsAuthorizer, Limits, LoadError, Origin, Runtime,
+    Skill, SkillError, SkillPackage, ToolOutput, TrustPolicy,
 };
 use agent_tests::{Sandbox, guest_bytes, tool_manifest, write_skill};
 use agent_trust::{SecretKey, TrustStore};

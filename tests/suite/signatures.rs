@@ -27,11 +27,13 @@ impl SigEnv {
     fn new() -> SigEnv {
         let sandbox = Sandbox::new();
         let cache = tempfile::tempdir().expect("cache dir");
-        let runtime =
-            Runtime::new(
-                Some(agent_tests::component_cache(cache.path().join("components"))),
-                Limits::default(),
-            ).expect("runtime");
+        let runtime = Runtime::new(
+            Some(agent_tests::component_cache(
+                cache.path().join("components"),
+            )),
+            Limits::default(),
+        )
+        .expect("runtime");
         SigEnv {
             sandbox,
             cache,
@@ -292,11 +294,13 @@ async fn a_trusted_signature_loads_and_the_second_load_hits_the_cache() {
     assert_eq!(second.cache, Some(CacheOutcome::Hit));
 
     // A new runtime over the same cache directory also hits it.
-    let runtime =
-        Runtime::new(
-            Some(agent_tests::component_cache(env.cache.path().join("components"))),
-            Limits::default(),
-        ).expect("runtime");
+    let runtime = Runtime::new(
+        Some(agent_tests::component_cache(
+            env.cache.path().join("components"),
+        )),
+        Limits::default(),
+    )
+    .expect("runtime");
     let third = runtime
         .load(
             env.package("signed-ok", &bytes, Origin::User),

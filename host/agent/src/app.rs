@@ -11,8 +11,8 @@ use agent_manifest::{Manifest, Permission};
 use agent_policy::{AllowList, Answer, ApprovalRequest, Approver, AuditLog, Grants};
 use agent_providers::Provider;
 use agent_runtime::{
-    Budget, BudgetLimits, CacheConfig, CallContext, GrantsAuthorizer, Limits, LoadError, Origin, Runtime, Skill,
-    SkillPackage, TrustPolicy, UseLimit,
+    Budget, BudgetLimits, CacheConfig, CallContext, GrantsAuthorizer, Limits, LoadError, Origin,
+    Runtime, Skill, SkillPackage, TrustPolicy, UseLimit,
 };
 use agent_store::{AgentPaths, Store};
 use agent_trust::TrustStore;

@@ -220,8 +220,8 @@ pub(crate) fn extract(
             .open(&out)
             .map_err(|e| RegistryError::io(&out, e))?;
         let remaining = MAX_UNPACKED_BYTES - total;
-        let n = copy_entry(&mut (&mut entry).take(remaining + 1), &mut file)
-            .map_err(|e| match e {
+        let n =
+            copy_entry(&mut (&mut entry).take(remaining + 1), &mut file).map_err(|e| match e {
                 CopyError::Archive(e) => io(e),
                 CopyError::Write(e) => RegistryError::io(&out, e),
             })?;

@@ -56,4 +56,3 @@ pub fn build_engine(memory_limit: usize) -> Result<Engine> {
         .context("starting the epoch ticker thread")?;
     Ok(engine)
 }
-

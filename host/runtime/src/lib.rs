@@ -48,8 +48,8 @@ pub use bindings::types::{
 };
 pub use bindings::workflow::WorkflowSpec;
 pub use budget::{Budget, BudgetLimits, SkillUses, Use, UseLimit};
-pub use call::{CallError, FileIntent, SkillInstance, ToolOutput};
 pub use cache::{CacheConfig, CacheOutcome, ComponentCache, Rejection};
+pub use call::{CallError, FileIntent, SkillInstance, ToolOutput};
 pub use fs_guard::open_regular;
 pub use host::MAX_INVOKE_DEPTH;
 pub use inspect::{ComponentInfo, ExportKind, ImportInfo, ImportNeed, Mismatch};
