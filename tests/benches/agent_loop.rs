@@ -193,7 +193,11 @@ impl World {
         prompt_skill(&src, "style-guide", "");
         prompt_skill(&src, "docs-prompt", "");
 
-        let runtime = Runtime::new(Some(home.join("cache")), Limits::default()).expect("runtime");
+        let runtime = Runtime::new(
+            Some(agent_tests::component_cache(home.join("cache"))),
+            Limits::default(),
+        )
+        .expect("runtime");
         let mut skills = vec![
             runtime
                 .load(builtin("core-tools"), &trust)

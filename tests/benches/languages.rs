@@ -92,7 +92,11 @@ impl World {
             builtin_key: None,
             allow_unsigned: false,
         };
-        let runtime = Runtime::new(Some(home.join("cache")), Limits::default()).expect("runtime");
+        let runtime = Runtime::new(
+            Some(agent_tests::component_cache(home.join("cache"))),
+            Limits::default(),
+        )
+        .expect("runtime");
         let tokio = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()

@@ -207,7 +207,11 @@ struct World {
 
 fn world(project: &Path) -> World {
     let home = tempfile::tempdir().expect("home");
-    let runtime = Runtime::new(Some(home.path().join("cache")), Limits::default()).expect("rt");
+    let runtime = Runtime::new(
+        Some(agent_tests::component_cache(home.path().join("cache"))),
+        Limits::default(),
+    )
+    .expect("rt");
     let trust = TrustPolicy {
         store: TrustStore::load(&home.path().join("keys")).expect("trust"),
         builtin_key: Some(agent_builtins::public_key().expect("key")),

@@ -647,6 +647,9 @@ mod authoring;
 // The exec import through the binary: the host's PATH, the configured program time limit.
 mod exec_limits;
 
+// A tampered component cache and a full disk, through the binary.
+mod cache;
+
 // The spec's example skills, built from source and run through the real host.
 mod example_database;
 mod example_ddd_expert;

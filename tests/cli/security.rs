@@ -13,11 +13,12 @@ use agent_tests::{Sandbox, build_guest, text, workspace};
 
 use super::{code, write};
 
-/// A component cache with security-base already compiled: compiling it in a
-/// debug build takes ~25 s, so every sandbox starts from a copy of it
-/// (target/agent-tests/security-component-cache, rebuilt once per run).
-fn warm_cache() -> &'static Path {
-    static WARM: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+/// A component cache with security-base already compiled, and the key that
+/// seals it: compiling it in a debug build takes ~25 s, so every sandbox
+/// starts from a copy of both (target/agent-tests/security-component-cache
+/// and its `.key`, rebuilt once per run).
+fn warm_cache() -> &'static (PathBuf, PathBuf) {
+    static WARM: std::sync::OnceLock<(PathBuf, PathBuf)> = std::sync::OnceLock::new();
     WARM.get_or_init(|| {
         let sb = super::sandbox();
         let empty = tempfile::tempdir().expect("tmp");
@@ -25,16 +26,21 @@ fn warm_cache() -> &'static Path {
         let out = sb.agent(&["security-audit", &dir, "--output", "json"]);
         assert_eq!(code(&out), 0, "warming the cache: {:?}", text(&out));
         let keep = workspace().join("target/agent-tests/security-component-cache");
+        let keep_key = workspace().join("target/agent-tests/security-component-cache.key");
         let _ = std::fs::remove_dir_all(&keep);
         agent_tests::copy_tree(&sb.paths().component_cache_dir(), &keep);
-        keep
+        std::fs::copy(sb.paths().component_cache_key(), &keep_key).expect("copying the cache key");
+        (keep, keep_key)
     })
 }
 
 /// A sandbox whose component cache already holds security-base.
 pub(crate) fn sandbox() -> Sandbox {
     let sb = super::sandbox();
-    agent_tests::copy_tree(warm_cache(), &sb.paths().component_cache_dir());
+    let (cache, key) = warm_cache();
+    agent_tests::copy_tree(cache, &sb.paths().component_cache_dir());
+    std::fs::create_dir_all(&sb.paths().data_dir).expect("creating the data directory");
+    std::fs::copy(key, sb.paths().component_cache_key()).expect("copying the cache key");
     sb
 }
 

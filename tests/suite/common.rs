@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use agent_policy::{AllowList, AuditEntry, AuditLog, Grants};
 use agent_runtime::{
-    CallContext, CallError, GrantsAuthorizer, Limits, LoadError, Origin, Runtime, Skill,
-    SkillError, SkillPackage, ToolOutput, TrustPolicy,
+    CacheConfig, CallContext, CallError, GrantsAuthorizer, Limits, LoadError, Origin, Runtime,
+    Skill, SkillError, SkillPackage, ToolOutput, TrustPolicy,
 };
 use agent_tests::{Sandbox, guest_bytes, tool_manifest, write_skill};
 use agent_trust::{SecretKey, TrustStore};
@@ -33,18 +33,19 @@ pub fn hostile() -> Arc<[u8]> {
 }
 
 /// An artifact cache shared by the tests that do not inspect the cache
-/// (artifacts are keyed by digest and engine, so sharing is safe).
-pub fn shared_cache_dir() -> PathBuf {
+/// (artifacts are keyed by digest and engine, so sharing is safe), sealed by
+/// the key `component-cache.key` next to it.
+pub fn shared_cache() -> CacheConfig {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
+    let dir = DIR.get_or_init(|| {
         let dir = agent_tests::workspace()
             .join("target")
             .join("agent-tests")
             .join("component-cache");
         std::fs::create_dir_all(&dir).expect("creating the shared component cache");
         dir
-    })
-    .clone()
+    });
+    agent_tests::component_cache(dir.clone())
 }
 
 /// Serialises loads through the shared cache, so that one test compiles a
@@ -77,7 +78,7 @@ impl Harness {
             .expect("creating the agent dirs");
         let key = sandbox.trusted_key();
         let store = TrustStore::load(&sandbox.paths().trusted_keys_dir()).expect("trust store");
-        let runtime = Runtime::new(Some(shared_cache_dir()), limits).expect("runtime");
+        let runtime = Runtime::new(Some(shared_cache()), limits).expect("runtime");
         let audit =
             Arc::new(AuditLog::open(sandbox.paths().audit_log_path()).expect("opening audit log"));
         let allow = AllowList::from_flags(allow.iter().copied()).expect("--allow values");

@@ -20,8 +20,11 @@
 //!   within the call's time and memory, audited.
 //! - `manifest_signing`: the signature covers SKILL.yaml and the files it
 //!   names; stored grants are bound to the manifest; 0.1.0 signatures.
+//! - `cache`: an altered or foreign compiled artifact in the component cache
+//!   is rejected by its seal, recompiled and replaced, never run.
 
 mod budgets;
+mod cache;
 mod common;
 mod exec_guards;
 mod fs_guard;

@@ -27,8 +27,13 @@ impl SigEnv {
     fn new() -> SigEnv {
         let sandbox = Sandbox::new();
         let cache = tempfile::tempdir().expect("cache dir");
-        let runtime =
-            Runtime::new(Some(cache.path().to_path_buf()), Limits::default()).expect("runtime");
+        let runtime = Runtime::new(
+            Some(agent_tests::component_cache(
+                cache.path().join("components"),
+            )),
+            Limits::default(),
+        )
+        .expect("runtime");
         SigEnv {
             sandbox,
             cache,
@@ -69,7 +74,7 @@ impl SigEnv {
 
     /// Compiled artifacts in the cache: none after a refusal.
     fn artifacts(&self) -> Vec<PathBuf> {
-        artifacts_in(self.cache.path())
+        artifacts_in(&self.cache.path().join("components"))
     }
 }
 
@@ -289,8 +294,13 @@ async fn a_trusted_signature_loads_and_the_second_load_hits_the_cache() {
     assert_eq!(second.cache, Some(CacheOutcome::Hit));
 
     // A new runtime over the same cache directory also hits it.
-    let runtime =
-        Runtime::new(Some(env.cache.path().to_path_buf()), Limits::default()).expect("runtime");
+    let runtime = Runtime::new(
+        Some(agent_tests::component_cache(
+            env.cache.path().join("components"),
+        )),
+        Limits::default(),
+    )
+    .expect("runtime");
     let third = runtime
         .load(
             env.package("signed-ok", &bytes, Origin::User),

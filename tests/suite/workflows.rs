@@ -19,7 +19,7 @@ use agent_tests::{Sandbox, write_skill};
 use agent_trust::{SecretKey, TrustStore};
 use serde_json::{Value, json};
 
-use crate::common::{guest, shared_cache_dir, skill_error_text};
+use crate::common::{guest, shared_cache, skill_error_text};
 
 /// The approval gate of a test: a fixed answer, and what it was asked.
 struct Gate {
@@ -85,7 +85,7 @@ impl World {
             allow_unsigned: false,
         };
         let runtime =
-            Arc::new(Runtime::new(Some(shared_cache_dir()), Limits::default()).expect("runtime"));
+            Arc::new(Runtime::new(Some(shared_cache()), Limits::default()).expect("runtime"));
         let mut skills = vec![
             runtime
                 .load(core_tools(), &trust)

@@ -250,3 +250,49 @@ pub fn builtin_package(name: &str, origin: agent_runtime::Origin) -> agent_runti
     )
     .unwrap_or_else(|e| panic!("the built-in {name}: {e}"))
 }
+
+/// An artifact cache in `dir` whose sealing key is the file `<dir>.key`,
+/// next to it and outside it (as the binary keeps the key in its data
+/// directory, outside the cache).
+pub fn component_cache(dir: impl Into<PathBuf>) -> agent_runtime::CacheConfig {
+    let dir: PathBuf = dir.into();
+    let mut key = dir.clone().into_os_string();
+    key.push(".key");
+    agent_runtime::CacheConfig {
+        dir,
+        key_file: PathBuf::from(key),
+    }
+}
+
+/// The byte range of the section `name` (`.text`: the native code) in a
+/// little-endian ELF64 file such as a compiled artifact; `None` when the
+/// bytes are not such a file or have no such section.
+pub fn elf_section(bytes: &[u8], name: &str) -> Option<std::ops::Range<usize>> {
+    let u16_at = |at: usize| Some(u16::from_le_bytes(bytes.get(at..at + 2)?.try_into().ok()?));
+    let u32_at = |at: usize| Some(u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?));
+    let u64_at = |at: usize| {
+        let v = u64::from_le_bytes(bytes.get(at..at + 8)?.try_into().ok()?);
+        usize::try_from(v).ok()
+    };
+    // ELF magic, 64-bit, little-endian.
+    if bytes.get(..6)? != b"\x7fELF\x02\x01" {
+        return None;
+    }
+    let shoff = u64_at(0x28)?;
+    let shentsize = usize::from(u16_at(0x3a)?);
+    let shnum = usize::from(u16_at(0x3c)?);
+    let shstrndx = usize::from(u16_at(0x3e)?);
+    let header = |i: usize| shoff + i * shentsize;
+    let strtab = u64_at(header(shstrndx) + 24)?;
+    (0..shnum).find_map(|i| {
+        let h = header(i);
+        let name_at = strtab + usize::try_from(u32_at(h)?).ok()?;
+        let rest = bytes.get(name_at..)?;
+        let end = rest.iter().position(|&b| b == 0)?;
+        if &rest[..end] != name.as_bytes() {
+            return None;
+        }
+        let (offset, size) = (u64_at(h + 24)?, u64_at(h + 32)?);
+        (offset + size <= bytes.len()).then_some(offset..offset + size)
+    })
+}

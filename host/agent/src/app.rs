@@ -11,8 +11,8 @@ use agent_manifest::{Manifest, Permission};
 use agent_policy::{AllowList, Answer, ApprovalRequest, Approver, AuditLog, Grants};
 use agent_providers::Provider;
 use agent_runtime::{
-    Budget, BudgetLimits, CallContext, GrantsAuthorizer, Limits, LoadError, Origin, Runtime, Skill,
-    SkillPackage, TrustPolicy, UseLimit,
+    Budget, BudgetLimits, CacheConfig, CallContext, GrantsAuthorizer, Limits, LoadError, Origin,
+    Runtime, Skill, SkillPackage, TrustPolicy, UseLimit,
 };
 use agent_store::{AgentPaths, Store};
 use agent_trust::TrustStore;
@@ -194,7 +194,11 @@ impl App {
                 exec_timeout: shell.min(agent_manifest::MAX_EXEC_TIMEOUT),
                 ..Limits::default()
             };
-            let rt = Runtime::new(Some(self.paths.component_cache_dir()), limits)?;
+            let cache = CacheConfig {
+                dir: self.paths.component_cache_dir(),
+                key_file: self.paths.component_cache_key(),
+            };
+            let rt = Runtime::new(Some(cache), limits)?;
             self.runtime = Some(Arc::new(rt));
         }
         self.runtime.as_ref().context("runtime")
@@ -378,12 +382,15 @@ impl App {
             .as_ref()
             .map(|d| d.display().to_string())
             .unwrap_or_else(|| format!("built-in {name}"));
-        let runtime = self.runtime().map_err(|e| Broken {
+        let runtime = Arc::clone(self.runtime().map_err(|e| Broken {
             location: location.clone(),
             error: e.to_string(),
-        })?;
+        })?);
         match runtime.load(pkg, trust) {
-            Ok(skill) => Ok(skill),
+            Ok(skill) => {
+                crate::cache_audit::report_recompiled(&self.paths, &runtime, &skill);
+                Ok(skill)
+            }
             Err(e) => {
                 let Some(i) = fallbacks.iter().position(|p| p.manifest.name == name) else {
                     return Err(Broken {
@@ -394,12 +401,14 @@ impl App {
                 eprintln!(
                     "warning: skipping skill at {location}: {e}; the built-in `{name}` stays in use"
                 );
-                runtime
+                let skill = runtime
                     .load(fallbacks.remove(i), trust)
                     .map_err(|e| Broken {
                         location: format!("built-in {name}"),
                         error: e.to_string(),
-                    })
+                    })?;
+                crate::cache_audit::report_recompiled(&self.paths, &runtime, &skill);
+                Ok(skill)
             }
         }
     }
@@ -431,7 +440,9 @@ impl App {
         if target.contains('/') || target.starts_with('.') || path.join("SKILL.yaml").is_file() {
             let pkg = SkillPackage::from_dir(path, Origin::Path).map_err(load_err)?;
             let trust = self.trust()?;
-            let skill = self.runtime()?.load(pkg, &trust).map_err(load_err)?;
+            let runtime = Arc::clone(self.runtime()?);
+            let skill = runtime.load(pkg, &trust).map_err(load_err)?;
+            crate::cache_audit::report_recompiled(&self.paths, &runtime, &skill);
             warn_unsigned(std::slice::from_ref(&skill));
             return Ok(skill);
         }

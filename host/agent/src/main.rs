@@ -3,6 +3,7 @@
 
 mod app;
 mod build;
+mod cache_audit;
 mod cli;
 mod config_cmd;
 mod keys_cmd;

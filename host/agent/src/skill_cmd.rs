@@ -514,8 +514,10 @@ fn test(app: &mut App, path: &Path) -> Result<u8> {
         }
     };
     let trust = app.trust()?;
-    let skill: Skill = match app.runtime()?.load(pkg, &trust) {
+    let runtime = app.runtime()?.clone();
+    let skill: Skill = match runtime.load(pkg, &trust) {
         Ok(s) => {
+            crate::cache_audit::report_recompiled(&app.paths, &runtime, &s);
             println!("ok    signature: {}", signer_text(&s.signer));
             println!("ok    imports match permissions, exports match types");
             s
@@ -526,7 +528,6 @@ fn test(app: &mut App, path: &Path) -> Result<u8> {
         }
     };
     let ctx = app.call_context("cli")?;
-    let runtime = app.runtime()?.clone();
     if skill.exports(ExportKind::Tool) {
         match futures_block(runtime.list_tools(&skill, &ctx)) {
             Ok(tools) => {
@@ -779,8 +780,17 @@ pub(crate) fn sign_skill(
     let signed = agent_trust::sign(&bytes, &files, key.signing_key())
         .map_err(|e| anyhow::anyhow!("{}: {e}", target.display()))?;
     let tmp = target.with_extension("wasm.signing");
-    std::fs::write(&tmp, &signed).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, &target).with_context(|| format!("replacing {}", target.display()))?;
+    let replaced = std::fs::write(&tmp, &signed)
+        .with_context(|| format!("writing {}", tmp.display()))
+        .and_then(|()| {
+            std::fs::rename(&tmp, &target)
+                .with_context(|| format!("replacing {}", target.display()))
+        });
+    if replaced.is_err() {
+        // A full disk must not keep a half-written copy.
+        let _ = std::fs::remove_file(&tmp);
+    }
+    replaced?;
     Ok((target, files.into_iter().map(|(p, _)| p).collect()))
 }
 

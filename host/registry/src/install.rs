@@ -212,7 +212,11 @@ pub(crate) fn extract(
             .open(&out)
             .map_err(|e| RegistryError::io(&out, e))?;
         let remaining = MAX_UNPACKED_BYTES - total;
-        let n = std::io::copy(&mut (&mut entry).take(remaining + 1), &mut file).map_err(io)?;
+        let n =
+            copy_entry(&mut (&mut entry).take(remaining + 1), &mut file).map_err(|e| match e {
+                CopyError::Archive(e) => io(e),
+                CopyError::Write(e) => RegistryError::io(&out, e),
+            })?;
         total += n;
         if total > MAX_UNPACKED_BYTES {
             return Err(RegistryError::TooLarge {
@@ -224,6 +228,29 @@ pub(crate) fn extract(
     }
     progress.finish(&format!("extract {artifact}"));
     Ok(())
+}
+
+/// Which side of [`copy_entry`] failed: a corrupt archive is not a full disk.
+enum CopyError {
+    Archive(std::io::Error),
+    Write(std::io::Error),
+}
+
+/// Copies an archive entry to its file, telling read errors (the archive)
+/// from write errors (the disk: no space left on device, quota).
+fn copy_entry(from: &mut impl Read, to: &mut impl std::io::Write) -> Result<u64, CopyError> {
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut total = 0u64;
+    loop {
+        let n = match from.read(&mut buf) {
+            Ok(0) => return Ok(total),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(CopyError::Archive(e)),
+        };
+        to.write_all(&buf[..n]).map_err(CopyError::Write)?;
+        total += n as u64;
+    }
 }
 
 /// What the staged skill must be (from the index), when installing from one.

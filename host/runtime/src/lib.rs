@@ -15,6 +15,7 @@
 mod authorizer;
 mod bindings;
 mod budget;
+mod cache;
 mod call;
 mod engine;
 mod fs_guard;
@@ -23,6 +24,7 @@ pub mod inspect;
 mod output;
 mod project;
 pub mod schema;
+mod seal;
 mod services;
 mod skill;
 mod state;
@@ -46,8 +48,8 @@ pub use bindings::types::{
 };
 pub use bindings::workflow::WorkflowSpec;
 pub use budget::{Budget, BudgetLimits, SkillUses, Use, UseLimit};
+pub use cache::{CacheConfig, CacheOutcome, ComponentCache, Rejection};
 pub use call::{CallError, FileIntent, SkillInstance, ToolOutput};
-pub use engine::{CacheOutcome, ComponentCache};
 pub use fs_guard::open_regular;
 pub use host::MAX_INVOKE_DEPTH;
 pub use inspect::{ComponentInfo, ExportKind, ImportInfo, ImportNeed, Mismatch};
@@ -193,17 +195,17 @@ fn link(linker: &mut Linker<state::HostState>) -> wasmtime::Result<()> {
 
 impl Runtime {
     /// Creates the engine (with its epoch ticker), the linker with every
-    /// host import, and the artifact cache in `cache_dir` (`None`: no cache).
+    /// host import, and the artifact cache `cache` says (`None`: no cache).
     ///
     /// # Errors
     /// When the engine cannot be created.
-    pub fn new(cache_dir: Option<std::path::PathBuf>, limits: Limits) -> anyhow::Result<Runtime> {
+    pub fn new(cache: Option<CacheConfig>, limits: Limits) -> anyhow::Result<Runtime> {
         let engine = engine::build_engine(limits.memory)?;
         let mut linker = Linker::new(&engine);
         link(&mut linker)
             .map_err(anyhow::Error::from)
             .context("linking host imports")?;
-        let cache = ComponentCache::new(&engine, cache_dir);
+        let cache = ComponentCache::new(&engine, cache);
         Ok(Runtime {
             engine,
             linker,
@@ -220,6 +222,11 @@ impl Runtime {
     /// The engine (for benchmarks and tooling).
     pub fn engine(&self) -> &Engine {
         &self.engine
+    }
+
+    /// The artifact cache (where an artifact is, for messages and the audit log).
+    pub fn cache(&self) -> &ComponentCache {
+        &self.cache
     }
 }
 

@@ -12,7 +12,7 @@ use wasmtime::component::InstancePre;
 
 use crate::Runtime;
 use crate::bindings::{hooks, prompt, scanner, tool, transform, workflow};
-use crate::engine::CacheOutcome;
+use crate::cache::CacheOutcome;
 use crate::inspect::{self, ComponentInfo, ExportKind, Mismatch};
 use crate::state::{HostState, SkillScope};
 

@@ -122,6 +122,12 @@ impl AgentPaths {
         self.cache_dir.join("components")
     }
 
+    /// The key that seals compiled components: `component-cache.key` in the data directory,
+    /// outside the cache (someone who can write the cache must not be able to forge artifacts).
+    pub fn component_cache_key(&self) -> PathBuf {
+        self.data_dir.join("component-cache.key")
+    }
+
     /// Fetched skill indexes (git clones): `registry/` in the cache directory.
     pub fn registry_cache_dir(&self) -> PathBuf {
         self.cache_dir.join("registry")
@@ -198,6 +204,10 @@ mod tests {
         assert_eq!(p.db_path(), Path::new("/r/data/agent.redb"));
         assert_eq!(p.audit_log_path(), Path::new("/r/data/audit.log"));
         assert_eq!(p.component_cache_dir(), Path::new("/r/cache/components"));
+        assert_eq!(
+            p.component_cache_key(),
+            Path::new("/r/data/component-cache.key")
+        );
     }
 
     #[test]

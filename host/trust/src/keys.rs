@@ -183,9 +183,14 @@ impl SecretKey {
                 dir.display()
             )));
         }
+        // On a failure (a full disk) nothing is left: a half-written pair
+        // would block the next attempt with "already exists".
         write_private(&secret, self.to_file_line().as_bytes())?;
-        fs::write(&public, self.public().to_file_line(name))
-            .map_err(|e| TrustError::io(&public, e))?;
+        if let Err(e) = fs::write(&public, self.public().to_file_line(name)) {
+            let _ = fs::remove_file(&public);
+            let _ = fs::remove_file(&secret);
+            return Err(TrustError::io(&public, e));
+        }
         Ok((secret, public))
     }
 }
@@ -200,7 +205,11 @@ fn write_private(path: &Path, bytes: &[u8]) -> Result<(), TrustError> {
         options.mode(0o600);
     }
     let mut file = options.open(path).map_err(|e| TrustError::io(path, e))?;
-    file.write_all(bytes).map_err(|e| TrustError::io(path, e))
+    file.write_all(bytes).map_err(|e| {
+        // Created here: a partial file is removed.
+        let _ = fs::remove_file(path);
+        TrustError::io(path, e)
+    })
 }
 
 /// A trusted key with the name it was trusted under.
