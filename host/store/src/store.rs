@@ -5,11 +5,12 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use redb::{
-    Database, DatabaseError, ReadTransaction, ReadableDatabase, ReadableTable, TableDefinition,
-    WriteTransaction,
+    Builder, ConcurrencyMode, Database, DatabaseError, ReadTransaction, ReadableDatabase,
+    ReadableTable, StorageError, TableDefinition, TransactionError, WriteTransaction,
 };
 
 use crate::StoreError;
+use crate::guard;
 
 /// The schema version this build writes. Bump it (and add a migration in [`Store::open`]) when
 /// an existing table changes its key or value layout; adding a table needs no bump.
@@ -20,27 +21,35 @@ const SCHEMA: TableDefinition<&str, u64> = TableDefinition::new("store_schema");
 
 /// `agent`'s redb database (`agent.redb`).
 ///
-/// One process at a time holds the database open (redb takes a file lock); [`Store::open`]
-/// waits briefly for another `agent` process to let go. Inside a process a `Store` is
-/// `Send + Sync`: share it behind an `Arc`, transactions are serialised by redb.
+/// Many `agent` processes use one database side by side (several `agent run`s, a TUI, an
+/// install, `sessions list`): a `Store` keeps only the path and opens the file for each
+/// operation, in redb's multi-writer mode, for one short transaction. Nothing is held between
+/// operations, so no process blocks another across a model call or a user's answer; write
+/// transactions are serialised by redb's writer lock and each lasts one record. A process that
+/// keeps the file locked longer than [`Store::LOCK_WAIT`] (an older `agent` that holds it open,
+/// or one stopped inside a write) makes the operation fail with [`StoreError::Locked`].
+///
+/// A file damaged outside redb (zeroed pages) is reported as [`StoreError::Damaged`], naming
+/// the file and `agent doctor --repair`, never as a panic.
 ///
 /// Each feature keeps its records in its own table, in its own module of this crate: define a
 /// `TableDefinition`, create it in `create_tables` (so read transactions always find it), and
 /// add an `impl Store` block with typed methods. Values are JSON strings so that records can grow
 /// optional fields without a migration.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Store {
-    db: Database,
     path: PathBuf,
+    wait: Duration,
 }
 
 impl Store {
-    /// How long [`Store::open`] waits for another process to release the database.
-    pub const LOCK_WAIT: Duration = Duration::from_secs(3);
+    /// How long an operation waits for another process to release the database or its writer
+    /// lock before failing with [`StoreError::Locked`].
+    pub const LOCK_WAIT: Duration = Duration::from_secs(30);
 
-    /// Opens (creating if needed, with its parent directories) the database at `path`. If
-    /// another process has it open, retries with a short backoff for up to [`Store::LOCK_WAIT`],
-    /// then fails with [`StoreError::Locked`].
+    /// Opens (creating if needed, with its parent directories) the database at `path`, checks
+    /// its schema and creates its tables. Every later operation opens the file again for its
+    /// own transaction, waiting up to [`Store::LOCK_WAIT`] for another process.
     pub fn open(path: impl AsRef<Path>) -> Result<Store, StoreError> {
         Self::open_with_wait(path, Self::LOCK_WAIT)
     }
@@ -54,25 +63,17 @@ impl Store {
                 source,
             })?;
         }
-        let deadline = Instant::now() + wait;
-        let mut backoff = Duration::from_millis(10);
-        let db = loop {
-            match Database::create(&path) {
-                Ok(db) => break db,
-                Err(DatabaseError::DatabaseAlreadyOpen | DatabaseError::LockProtocolMismatch) => {
-                    let now = Instant::now();
-                    if now >= deadline {
-                        return Err(StoreError::Locked { path });
-                    }
-                    thread::sleep(backoff.min(deadline - now));
-                    backoff = (backoff * 2).min(Duration::from_millis(200));
-                }
-                Err(source) => return Err(StoreError::Open { path, source }),
-            }
-        };
-        let store = Store { db, path };
+        let store = Store { path, wait };
         store.init()?;
         Ok(store)
+    }
+
+    /// A handle on `path` that has not checked the schema (for the scan of a suspect file).
+    pub(crate) fn unchecked(path: &Path) -> Store {
+        Store {
+            path: path.to_path_buf(),
+            wait: Self::LOCK_WAIT,
+        }
     }
 
     /// The database file.
@@ -107,31 +108,99 @@ impl Store {
         })
     }
 
-    /// Runs `f` in a write transaction and commits it if `f` succeeds.
+    /// Opens the file in multi-writer mode, waiting for a process that holds it exclusively.
+    pub(crate) fn database(&self) -> Result<Database, StoreError> {
+        let mut builder = Builder::new();
+        builder.set_concurrency_mode(ConcurrencyMode::MultiWriter);
+        let mut wait = Backoff::new(self.wait);
+        loop {
+            match builder.create(&self.path) {
+                Ok(db) => return Ok(db),
+                Err(DatabaseError::DatabaseAlreadyOpen | DatabaseError::LockProtocolMismatch) => {
+                    if !wait.sleep() {
+                        return Err(self.locked());
+                    }
+                }
+                Err(DatabaseError::Storage(StorageError::Corrupted(detail))) => {
+                    return Err(self.damaged(detail));
+                }
+                Err(source) => {
+                    return Err(StoreError::Open {
+                        path: self.path.clone(),
+                        source,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Runs `f` in a write transaction of its own and commits it if `f` succeeds.
     pub(crate) fn write<T>(
         &self,
         f: impl FnOnce(&WriteTransaction) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        let txn = self.db.begin_write().map_err(|e| self.db_err(e))?;
-        let out = f(&txn)?;
-        txn.commit().map_err(|e| self.db_err(e))?;
-        Ok(out)
+        self.guarded(|| {
+            let db = self.database()?;
+            let mut wait = Backoff::new(self.wait);
+            let txn = loop {
+                match db.try_begin_write() {
+                    Ok(txn) => break txn,
+                    Err(TransactionError::WouldBlock) => {
+                        if !wait.sleep() {
+                            return Err(self.locked());
+                        }
+                    }
+                    Err(e) => return Err(self.db_err(e)),
+                }
+            };
+            let out = f(&txn)?;
+            txn.commit().map_err(|e| self.db_err(e))?;
+            Ok(out)
+        })
     }
 
-    /// Runs `f` in a read transaction.
+    /// Runs `f` in a read transaction of its own.
     pub(crate) fn read<T>(
         &self,
         f: impl FnOnce(&ReadTransaction) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        let txn = self.db.begin_read().map_err(|e| self.db_err(e))?;
-        f(&txn)
+        self.guarded(|| {
+            let db = self.database()?;
+            let txn = db.begin_read().map_err(|e| self.db_err(e))?;
+            f(&txn)
+        })
     }
 
-    /// Wraps any redb error with the database path.
+    /// Runs `f`, turning a panic inside redb into [`StoreError::Damaged`].
+    pub(crate) fn guarded<T>(
+        &self,
+        f: impl FnOnce() -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        guard::catch(f).unwrap_or_else(|detail| Err(self.damaged(detail)))
+    }
+
+    /// Wraps any redb error with the database path; redb's "corrupted" is [`StoreError::Damaged`].
     pub(crate) fn db_err(&self, e: impl Into<redb::Error>) -> StoreError {
-        StoreError::Database {
+        match e.into() {
+            redb::Error::Corrupted(detail) => self.damaged(detail),
+            source => StoreError::Database {
+                path: self.path.clone(),
+                source,
+            },
+        }
+    }
+
+    fn damaged(&self, detail: String) -> StoreError {
+        StoreError::Damaged {
             path: self.path.clone(),
-            source: e.into(),
+            detail,
+        }
+    }
+
+    fn locked(&self) -> StoreError {
+        StoreError::Locked {
+            path: self.path.clone(),
+            waited: self.wait,
         }
     }
 
@@ -148,6 +217,32 @@ impl Store {
             key: key.into(),
             message: message.to_string(),
         }
+    }
+}
+
+/// Sleeps with a growing pause (10 ms doubling to 200 ms) until a deadline.
+struct Backoff {
+    deadline: Instant,
+    pause: Duration,
+}
+
+impl Backoff {
+    fn new(wait: Duration) -> Backoff {
+        Backoff {
+            deadline: Instant::now() + wait,
+            pause: Duration::from_millis(10),
+        }
+    }
+
+    /// Sleeps once; false when the deadline has passed.
+    fn sleep(&mut self) -> bool {
+        let now = Instant::now();
+        if now >= self.deadline {
+            return false;
+        }
+        thread::sleep(self.pause.min(self.deadline - now));
+        self.pause = (self.pause * 2).min(Duration::from_millis(200));
+        true
     }
 }
 
@@ -171,6 +266,7 @@ fn create_tables(store: &Store, txn: &WriteTransaction) -> Result<(), StoreError
 #[cfg(test)]
 mod tests {
     use super::*;
+    use redb::ReadableTableMetadata;
 
     #[test]
     fn open_creates_parent_directories_and_reopens() {
@@ -184,68 +280,101 @@ mod tests {
         assert_eq!(store.get_meta("k").unwrap().as_deref(), Some("v"));
     }
 
+    /// An old-style holder: a redb handle in the default (exclusive) mode, as `agent` before
+    /// the multi-writer store kept it for a whole run.
+    fn hold_exclusively(path: &Path) -> Database {
+        Database::create(path).unwrap()
+    }
+
     #[test]
-    fn a_held_database_fails_with_a_message_naming_the_path_after_waiting() {
+    fn two_stores_on_one_file_work_side_by_side() {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("agent.redb");
-        let _held = Store::open(&path).unwrap();
+        let a = Store::open(&path).unwrap();
+        let b = Store::open(&path).unwrap();
+        a.set_meta("from", "a").unwrap();
+        assert_eq!(b.get_meta("from").unwrap().as_deref(), Some("a"));
+        b.set_meta("from", "b").unwrap();
+        assert_eq!(a.get_meta("from").unwrap().as_deref(), Some("b"));
+    }
+
+    #[test]
+    fn an_exclusive_holder_fails_with_a_message_naming_the_path_after_waiting() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("agent.redb");
+        let store = Store::open_with_wait(&path, Duration::from_millis(300)).unwrap();
+        let _held = hold_exclusively(&path);
         let started = Instant::now();
-        let err = Store::open_with_wait(&path, Duration::from_millis(300)).unwrap_err();
+        let err = store.set_meta("k", "v").unwrap_err();
         assert!(started.elapsed() >= Duration::from_millis(300));
         assert!(matches!(err, StoreError::Locked { .. }), "{err:?}");
         let msg = err.to_string();
-        assert!(msg.contains("another `agent` process is using"), "{msg}");
+        assert!(msg.contains("stayed locked by another process"), "{msg}");
         assert!(msg.contains(&path.display().to_string()), "{msg}");
     }
 
     #[test]
-    fn open_succeeds_when_the_holder_lets_go_within_the_wait() {
+    fn an_operation_succeeds_when_the_holder_lets_go_within_the_wait() {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("agent.redb");
-        let held = Store::open(&path).unwrap();
+        let store = Store::open(&path).unwrap();
+        let held = hold_exclusively(&path);
         let releaser = thread::spawn(move || {
             thread::sleep(Duration::from_millis(150));
             drop(held);
         });
-        let store = Store::open(&path).unwrap();
-        releaser.join().unwrap();
         store.set_meta("after", "wait").unwrap();
+        releaser.join().unwrap();
+        assert_eq!(store.get_meta("after").unwrap().as_deref(), Some("wait"));
     }
 
-    /// Runs in a child process (see `another_process_holding_the_database_is_waited_for`):
-    /// holds the database for a while.
+    /// Runs in child processes (see `processes_write_one_database_at_once`): each writes
+    /// `AGENT_STORE_WRITES` meta keys under its own prefix, one transaction each.
     #[test]
-    fn lock_holder_child() {
-        let Some(path) = std::env::var_os("AGENT_STORE_HOLD_DB") else {
+    fn writer_child() {
+        let Some(path) = std::env::var_os("AGENT_STORE_DB") else {
             return;
         };
+        let prefix = std::env::var("AGENT_STORE_PREFIX").unwrap();
+        let n: usize = std::env::var("AGENT_STORE_WRITES")
+            .unwrap()
+            .parse()
+            .unwrap();
         let store = Store::open(&path).unwrap();
-        println!("holding");
-        thread::sleep(Duration::from_millis(1200));
-        drop(store);
+        for i in 0..n {
+            store.set_meta(&format!("{prefix}{i}"), "x").unwrap();
+            let _ = store.get_meta("peer").unwrap();
+        }
     }
 
     #[test]
-    fn another_process_holding_the_database_is_waited_for() {
-        use std::io::BufRead;
+    fn processes_write_one_database_at_once() {
+        // Before the multi-writer store, the second process failed after 3 s with "another
+        // `agent` process is using": the first held the file for its whole life.
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("agent.redb");
-        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "store::tests::lock_holder_child", "--nocapture"])
-            .env("AGENT_STORE_HOLD_DB", &path)
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let mut lines = std::io::BufReader::new(stdout).lines();
-        assert!(lines.any(|l| l.unwrap().contains("holding")));
-        // A short wait gives up with the message.
-        let err = Store::open_with_wait(&path, Duration::from_millis(100)).unwrap_err();
-        assert!(matches!(err, StoreError::Locked { .. }), "{err:?}");
-        // The default wait outlasts the holder.
         let store = Store::open(&path).unwrap();
-        store.set_meta("k", "v").unwrap();
-        assert!(child.wait().unwrap().success());
+        let children: Vec<_> = (0..4)
+            .map(|c| {
+                std::process::Command::new(std::env::current_exe().unwrap())
+                    .args(["--exact", "store::tests::writer_child", "--nocapture"])
+                    .env("AGENT_STORE_DB", &path)
+                    .env("AGENT_STORE_PREFIX", format!("c{c}-"))
+                    .env("AGENT_STORE_WRITES", "25")
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for i in 0..25 {
+            store.set_meta(&format!("parent-{i}"), "x").unwrap();
+        }
+        for mut child in children {
+            assert!(child.wait().unwrap().success());
+        }
+        let db = hold_exclusively(&path);
+        let txn = db.begin_read().unwrap();
+        let table = txn.open_table(crate::meta::META).unwrap();
+        assert_eq!(table.len().unwrap(), 5 * 25, "no write was lost");
     }
 
     #[test]
