@@ -629,6 +629,9 @@ mod manifest_signing;
 // `agent security-audit`: fixture repositories with exact findings, thresholds, schemas.
 mod security;
 
+// agent.redb shared by many processes at once, and damaged (zeroed pages): `agent doctor`.
+mod store;
+
 // The interactive interface in tmux: prompt, approval dialogs, answer, edited file.
 mod tui;
 

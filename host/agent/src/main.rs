@@ -5,6 +5,7 @@ mod app;
 mod build;
 mod cli;
 mod config_cmd;
+mod doctor_cmd;
 mod keys_cmd;
 mod registry_cmd;
 mod run_cmd;
@@ -97,5 +98,6 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Workflow(cmd) => workflow_cmd::run(&mut app, cmd),
         Command::Registry(cmd) => registry_cmd::registry(&mut app, cmd),
         Command::SecurityAudit(args) => security_cmd::run(&mut app, args),
+        Command::Doctor(args) => doctor_cmd::run(&mut app, args),
     }
 }

@@ -44,6 +44,9 @@ pub struct TableScan {
 pub struct ScanReport {
     /// The database file.
     pub path: PathBuf,
+    /// Why the file does not open for writing, if it does not (damage in redb's own pages
+    /// stops every operation even when every table reads).
+    pub open_error: Option<String>,
     /// One entry per table.
     pub tables: Vec<TableScan>,
 }
@@ -51,7 +54,7 @@ pub struct ScanReport {
 impl ScanReport {
     /// True when every table was read to the end.
     pub fn is_healthy(&self) -> bool {
-        self.tables.iter().all(|t| t.damage.is_none())
+        self.open_error.is_none() && self.tables.iter().all(|t| t.damage.is_none())
     }
 }
 
@@ -79,6 +82,7 @@ impl Salvage {
     fn report(&self, path: &Path) -> ScanReport {
         ScanReport {
             path: path.to_path_buf(),
+            open_error: None,
             tables: self
                 .tables
                 .iter()
@@ -195,6 +199,7 @@ fn unreadable(path: &Path, why: &str) -> ScanReport {
     ];
     ScanReport {
         path: path.to_path_buf(),
+        open_error: None,
         tables: tables
             .into_iter()
             .map(|table| TableScan {
@@ -207,15 +212,24 @@ fn unreadable(path: &Path, why: &str) -> ScanReport {
 }
 
 impl Store {
-    /// Reads every record of every table without changing anything. A database that opens
-    /// but cannot be read to the end is reported table by table; one that does not open at all
-    /// is an error (`Damaged` for a damaged file).
+    /// Opens the file as every operation does, then reads every record of every table (with a
+    /// read-only handle, changing nothing); reports what failed, table by table. Fails only
+    /// when another process keeps the file locked.
     pub fn scan_file(path: impl AsRef<Path>) -> Result<ScanReport, StoreError> {
         let path = path.as_ref();
-        match salvage_file(path) {
-            Ok(s) => Ok(s.report(path)),
-            Err(why) => Ok(unreadable(path, &why)),
-        }
+        let store = Store::unchecked(path);
+        let open_error = match store.guarded(|| store.database().map(drop)) {
+            Ok(()) => None,
+            Err(e @ StoreError::Locked { .. }) => return Err(e),
+            Err(StoreError::Damaged { detail, .. }) => Some(detail),
+            Err(e) => Some(e.to_string()),
+        };
+        let mut report = match salvage_file(path) {
+            Ok(s) => s.report(path),
+            Err(why) => unreadable(path, &why),
+        };
+        report.open_error = open_error;
+        Ok(report)
     }
 
     /// Sets the file at `path` aside as `<path>.damaged-<UTC time>`, creates a new database at
