@@ -225,7 +225,11 @@ fn events_by_file(sb: &Sandbox) -> Vec<(String, usize)> {
 
 #[test]
 fn four_runs_a_tui_and_two_installs_share_one_home_at_once() {
-    if std::process::Command::new("tmux").arg("-V").output().is_err() {
+    if std::process::Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
         panic!("tmux is required for this test (test.sh installs it)");
     }
     let rt = tokio_rt();
@@ -234,8 +238,12 @@ fn four_runs_a_tui_and_two_installs_share_one_home_at_once() {
     // What one run alone leaves: its audit entries and session events.
     let reference = sandbox();
     super::write(reference.project.path(), "notes-0.txt", "zero\n");
-    let server = rt.block_on(ModelServer::start(slow_script("notes-0.txt"))).expect("server");
-    let out = run_cmd(&reference, &server, "notes-0.txt").output().expect("run");
+    let server = rt
+        .block_on(ModelServer::start(slow_script("notes-0.txt")))
+        .expect("server");
+    let out = run_cmd(&reference, &server, "notes-0.txt")
+        .output()
+        .expect("run");
     ok(&out);
     let per_run_audit = audit_entries(&reference).len();
     let per_run_events = events_by_file(&reference)[0].1;
@@ -248,7 +256,10 @@ fn four_runs_a_tui_and_two_installs_share_one_home_at_once() {
     }
     let servers: Vec<ModelServer> = files
         .iter()
-        .map(|f| rt.block_on(ModelServer::start(slow_script(f))).expect("server"))
+        .map(|f| {
+            rt.block_on(ModelServer::start(slow_script(f)))
+                .expect("server")
+        })
         .collect();
     let tui_server = rt
         .block_on(ModelServer::start(slow_script("notes-tui.txt")))
@@ -309,7 +320,11 @@ fn four_runs_a_tui_and_two_installs_share_one_home_at_once() {
     for (child, what) in runs
         .into_iter()
         .zip(files.iter().map(|f| format!("run {f}")))
-        .chain(installs.into_iter().zip(["install hello-a".into(), "install hello-b".into()]))
+        .chain(
+            installs
+                .into_iter()
+                .zip(["install hello-a".into(), "install hello-b".into()]),
+        )
     {
         let out = child.wait_with_output().expect("wait");
         let (stdout, stderr) = text(&out);
@@ -324,20 +339,33 @@ fn four_runs_a_tui_and_two_installs_share_one_home_at_once() {
     }
     tmux.keys(&["-l", "/quit"]);
     tmux.keys(&["Enter"]);
-    assert!(tmux.wait_dead(long), "/quit did not quit:\n{}", tmux.screen());
+    assert!(
+        tmux.wait_dead(long),
+        "/quit did not quit:\n{}",
+        tmux.screen()
+    );
 
     // Everything is recorded: both skills installed, the TUI's grant, every session with
     // every event, every audit entry, and the chain verifies.
     let listed = ok(&sb.agent(&["skill", "list"]));
-    assert!(listed.contains("hello-a") && listed.contains("hello-b"), "{listed}");
+    assert!(
+        listed.contains("hello-a") && listed.contains("hello-b"),
+        "{listed}"
+    );
     let store = Store::open(sb.paths().db_path()).expect("store");
     assert!(
-        store.grant("core-tools", Permission::FileRead).expect("grant").is_some(),
+        store
+            .grant("core-tools", Permission::FileRead)
+            .expect("grant")
+            .is_some(),
         "the TUI's \"always\" was not stored"
     );
     let sessions = ok(&sb.agent(&["sessions", "list"]));
     for f in files.iter().chain(&["notes-tui.txt"]) {
-        assert!(sessions.contains(&format!("Read {f}")), "no session for {f}:\n{sessions}");
+        assert!(
+            sessions.contains(&format!("Read {f}")),
+            "no session for {f}:\n{sessions}"
+        );
     }
     let events = events_by_file(&sb);
     for (title, n) in &events {

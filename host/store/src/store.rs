@@ -1,6 +1,7 @@
 //! The database handle.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -22,24 +23,50 @@ const SCHEMA: TableDefinition<&str, u64> = TableDefinition::new("store_schema");
 /// `agent`'s redb database (`agent.redb`).
 ///
 /// Many `agent` processes use one database side by side (several `agent run`s, a TUI, an
-/// install, `sessions list`): a `Store` keeps only the path and opens the file for each
-/// operation, in redb's multi-writer mode, for one short transaction. Nothing is held between
-/// operations, so no process blocks another across a model call or a user's answer; write
-/// transactions are serialised by redb's writer lock and each lasts one record. A process that
-/// keeps the file locked longer than [`Store::LOCK_WAIT`] (an older `agent` that holds it open,
-/// or one stopped inside a write) makes the operation fail with [`StoreError::Locked`].
+/// install, `sessions list`): the file is opened in redb's multi-writer mode, where every
+/// process may keep a handle open and only a write transaction excludes the others. A `Store`
+/// opens its handle on first use and keeps it; each operation is one short transaction (a
+/// write lasts one record, never a model call or a user's answer). A process that keeps the
+/// file or its writer lock longer than [`Store::LOCK_WAIT`] (an older `agent` that opens it
+/// exclusively, or one stopped inside a write) makes the operation fail with
+/// [`StoreError::Locked`]. If the file is replaced (`agent doctor --repair`), the next
+/// operation opens the new one.
 ///
 /// A file damaged outside redb (zeroed pages) is reported as [`StoreError::Damaged`], naming
 /// the file and `agent doctor --repair`, never as a panic.
+///
+/// Inside a process a `Store` is `Send + Sync`: share it behind an `Arc`.
 ///
 /// Each feature keeps its records in its own table, in its own module of this crate: define a
 /// `TableDefinition`, create it in `create_tables` (so read transactions always find it), and
 /// add an `impl Store` block with typed methods. Values are JSON strings so that records can grow
 /// optional fields without a migration.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Store {
     path: PathBuf,
     wait: Duration,
+    handle: Mutex<Option<Handle>>,
+}
+
+/// The open database and the identity of the file it was opened on.
+#[derive(Debug)]
+struct Handle {
+    db: Arc<Database>,
+    file: Option<FileId>,
+}
+
+/// Device and inode: tells a replaced file from the one a handle has open.
+type FileId = (u64, u64);
+
+#[cfg(unix)]
+fn file_id(path: &Path) -> Option<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_id(_path: &Path) -> Option<FileId> {
+    None
 }
 
 impl Store {
@@ -48,8 +75,8 @@ impl Store {
     pub const LOCK_WAIT: Duration = Duration::from_secs(30);
 
     /// Opens (creating if needed, with its parent directories) the database at `path`, checks
-    /// its schema and creates its tables. Every later operation opens the file again for its
-    /// own transaction, waiting up to [`Store::LOCK_WAIT`] for another process.
+    /// its schema and creates its tables, waiting up to [`Store::LOCK_WAIT`] for another
+    /// process that holds it exclusively.
     pub fn open(path: impl AsRef<Path>) -> Result<Store, StoreError> {
         Self::open_with_wait(path, Self::LOCK_WAIT)
     }
@@ -63,7 +90,11 @@ impl Store {
                 source,
             })?;
         }
-        let store = Store { path, wait };
+        let store = Store {
+            path,
+            wait,
+            handle: Mutex::new(None),
+        };
         store.init()?;
         Ok(store)
     }
@@ -73,6 +104,7 @@ impl Store {
         Store {
             path: path.to_path_buf(),
             wait: Self::LOCK_WAIT,
+            handle: Mutex::new(None),
         }
     }
 
@@ -108,6 +140,27 @@ impl Store {
         })
     }
 
+    /// The open handle, opened (again) when there is none or the file was replaced.
+    fn handle(&self) -> Result<Arc<Database>, StoreError> {
+        let mut slot = self.handle.lock().unwrap_or_else(PoisonError::into_inner);
+        let current = file_id(&self.path);
+        if let Some(h) = slot.as_ref().filter(|h| h.file == current) {
+            return Ok(h.db.clone());
+        }
+        *slot = None;
+        let db = Arc::new(self.database()?);
+        *slot = Some(Handle {
+            db: db.clone(),
+            file: file_id(&self.path),
+        });
+        Ok(db)
+    }
+
+    /// Drops the kept handle, so that the next operation opens the file afresh.
+    fn forget(&self) {
+        *self.handle.lock().unwrap_or_else(PoisonError::into_inner) = None;
+    }
+
     /// Opens the file in multi-writer mode, waiting for a process that holds it exclusively.
     pub(crate) fn database(&self) -> Result<Database, StoreError> {
         let mut builder = Builder::new();
@@ -140,7 +193,7 @@ impl Store {
         f: impl FnOnce(&WriteTransaction) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         self.guarded(|| {
-            let db = self.database()?;
+            let db = self.handle()?;
             let mut wait = Backoff::new(self.wait);
             let txn = loop {
                 match db.try_begin_write() {
@@ -165,18 +218,23 @@ impl Store {
         f: impl FnOnce(&ReadTransaction) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         self.guarded(|| {
-            let db = self.database()?;
+            let db = self.handle()?;
             let txn = db.begin_read().map_err(|e| self.db_err(e))?;
             f(&txn)
         })
     }
 
-    /// Runs `f`, turning a panic inside redb into [`StoreError::Damaged`].
+    /// Runs `f`, turning a panic inside redb into [`StoreError::Damaged`]; after damage the
+    /// kept handle is dropped.
     pub(crate) fn guarded<T>(
         &self,
         f: impl FnOnce() -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        guard::catch(f).unwrap_or_else(|detail| Err(self.damaged(detail)))
+        let out = guard::catch(f).unwrap_or_else(|detail| Err(self.damaged(detail)));
+        if matches!(out, Err(StoreError::Damaged { .. })) {
+            self.forget();
+        }
+        out
     }
 
     /// Wraps any redb error with the database path; redb's "corrupted" is [`StoreError::Damaged`].
@@ -302,10 +360,10 @@ mod tests {
     fn an_exclusive_holder_fails_with_a_message_naming_the_path_after_waiting() {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("agent.redb");
-        let store = Store::open_with_wait(&path, Duration::from_millis(300)).unwrap();
+        drop(Store::open(&path).unwrap());
         let _held = hold_exclusively(&path);
         let started = Instant::now();
-        let err = store.set_meta("k", "v").unwrap_err();
+        let err = Store::open_with_wait(&path, Duration::from_millis(300)).unwrap_err();
         assert!(started.elapsed() >= Duration::from_millis(300));
         assert!(matches!(err, StoreError::Locked { .. }), "{err:?}");
         let msg = err.to_string();
@@ -314,18 +372,33 @@ mod tests {
     }
 
     #[test]
-    fn an_operation_succeeds_when_the_holder_lets_go_within_the_wait() {
+    fn open_succeeds_when_the_holder_lets_go_within_the_wait() {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("agent.redb");
-        let store = Store::open(&path).unwrap();
+        drop(Store::open(&path).unwrap());
         let held = hold_exclusively(&path);
         let releaser = thread::spawn(move || {
             thread::sleep(Duration::from_millis(150));
             drop(held);
         });
-        store.set_meta("after", "wait").unwrap();
+        let store = Store::open(&path).unwrap();
         releaser.join().unwrap();
+        store.set_meta("after", "wait").unwrap();
         assert_eq!(store.get_meta("after").unwrap().as_deref(), Some("wait"));
+    }
+
+    #[test]
+    fn a_replaced_file_is_opened_afresh() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("agent.redb");
+        let kept = Store::open(&path).unwrap();
+        kept.set_meta("which", "old").unwrap();
+        std::fs::rename(&path, tmp.path().join("agent.redb.aside")).unwrap();
+        Store::open(&path)
+            .unwrap()
+            .set_meta("which", "new")
+            .unwrap();
+        assert_eq!(kept.get_meta("which").unwrap().as_deref(), Some("new"));
     }
 
     /// Runs in child processes (see `processes_write_one_database_at_once`): each writes
@@ -371,6 +444,7 @@ mod tests {
         for mut child in children {
             assert!(child.wait().unwrap().success());
         }
+        drop(store);
         let db = hold_exclusively(&path);
         let txn = db.begin_read().unwrap();
         let table = txn.open_table(crate::meta::META).unwrap();
