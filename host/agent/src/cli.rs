@@ -150,8 +150,9 @@ pub enum Command {
 }
 
 const DOCTOR_AFTER_HELP: &str = concat!(
-    "Without --repair nothing is changed: the database is opened and every record read, the ",
-    "audit log's hash chain verified, the cache directories listed.\n\n",
+    "Without --repair nothing is changed (beyond the crash recovery every command makes): the ",
+    "database is opened and every record read, the audit log's hash chain verified, the cache ",
+    "directories listed.\n\n",
     "--repair renames a damaged agent.redb to agent.redb.damaged-<time> (kept byte for byte), ",
     "creates a new one and copies into it every grant, session, session event, install record ",
     "and registry version that can still be read; it says what was lost.\n\n",

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use redb::{
     Builder, ConcurrencyMode, Database, DatabaseError, ReadTransaction, ReadableDatabase,
-    ReadableTable, StorageError, TableDefinition, TransactionError, WriteTransaction,
+    ReadableTable, StorageError, TableDefinition, TableHandle, TransactionError, WriteTransaction,
 };
 
 use crate::StoreError;
@@ -113,7 +113,12 @@ impl Store {
         &self.path
     }
 
+    /// Checks the schema and creates missing tables; a file already up to date is only read
+    /// (a write would wait for other processes' writes and cost a two-phase commit).
     fn init(&self) -> Result<(), StoreError> {
+        if self.ready()? {
+            return Ok(());
+        }
         self.write(|txn| {
             let mut schema = txn.open_table(SCHEMA).map_err(|e| self.db_err(e))?;
             let found = schema
@@ -301,6 +306,37 @@ impl Backoff {
         thread::sleep(self.pause.min(self.deadline - now));
         self.pause = (self.pause * 2).min(Duration::from_millis(200));
         true
+    }
+}
+
+impl Store {
+    /// True when the file has this build's schema version and every table.
+    fn ready(&self) -> Result<bool, StoreError> {
+        self.read(|txn| {
+            let names: Vec<String> = txn
+                .list_tables()
+                .map_err(|e| self.db_err(e))?
+                .map(|t| t.name().to_string())
+                .collect();
+            let wanted = [
+                SCHEMA.name(),
+                crate::grants::GRANTS.name(),
+                crate::meta::META.name(),
+                crate::sessions::SESSIONS.name(),
+                crate::sessions::SESSION_EVENTS.name(),
+                crate::registry::REGISTRY_SEEN.name(),
+                crate::registry::INSTALLED.name(),
+            ];
+            if !wanted.iter().all(|w| names.iter().any(|n| n == w)) {
+                return Ok(false);
+            }
+            let schema = txn.open_table(SCHEMA).map_err(|e| self.db_err(e))?;
+            let version = schema
+                .get("version")
+                .map_err(|e| self.db_err(e))?
+                .map(|v| v.value());
+            Ok(version == Some(SCHEMA_VERSION))
+        })
     }
 }
 
