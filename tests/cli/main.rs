@@ -638,6 +638,9 @@ mod security_limits;
 // Deeply nested YAML (.security.yaml, --capabilities) refused by its limits, not a stack overflow.
 mod bounded_input;
 
+// agent.redb shared by many processes at once, and damaged (zeroed pages): `agent doctor`.
+mod store;
+
 // The interactive interface in tmux: prompt, approval dialogs, answer, edited file.
 mod tui;
 

@@ -22,18 +22,18 @@ use serde_json::json;
 use super::{sandbox, write};
 
 /// A tmux server of its own (`-L`), killed on drop.
-struct Tmux {
+pub(super) struct Tmux {
     socket: String,
 }
 
 impl Tmux {
-    fn cmd(&self) -> Command {
+    pub(super) fn cmd(&self) -> Command {
         let mut c = Command::new("tmux");
         c.args(["-L", &self.socket]);
         c
     }
 
-    fn run(&self, args: &[&str]) -> String {
+    pub(super) fn run(&self, args: &[&str]) -> String {
         let out = self.cmd().args(args).output().expect("tmux");
         assert!(
             out.status.success(),
@@ -43,25 +43,25 @@ impl Tmux {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    fn keys(&self, keys: &[&str]) {
+    pub(super) fn keys(&self, keys: &[&str]) {
         let mut args = vec!["send-keys", "-t", "tui"];
         args.extend_from_slice(keys);
         self.run(&args);
     }
 
-    fn screen(&self) -> String {
+    pub(super) fn screen(&self) -> String {
         self.run(&["capture-pane", "-p", "-t", "tui"])
     }
 
     /// The screen and its scrollback, wrapped lines joined: what the program
     /// printed after leaving the alternate screen, even once tmux has scrolled
     /// it up to show "Pane is dead".
-    fn printed(&self) -> String {
+    pub(super) fn printed(&self) -> String {
         self.run(&["capture-pane", "-p", "-J", "-S", "-", "-t", "tui"])
     }
 
     /// Waits until the screen shows `text`; the screen on timeout.
-    fn wait_for(&self, text: &str, timeout: Duration) -> Result<String, String> {
+    pub(super) fn wait_for(&self, text: &str, timeout: Duration) -> Result<String, String> {
         let start = Instant::now();
         loop {
             let s = self.screen();
@@ -79,7 +79,7 @@ impl Tmux {
 impl Tmux {
     /// A detached 80×24 session `tui` on its own server `socket`, running
     /// `command` in `project`; the pane stays after the program exits.
-    fn start(socket: String, project: &str, command: &str) -> Tmux {
+    pub(super) fn start(socket: String, project: &str, command: &str) -> Tmux {
         let tmux = Tmux { socket };
         tmux.run(&[
             "-f",
@@ -101,7 +101,7 @@ impl Tmux {
     }
 
     /// Waits until the program in the pane has exited.
-    fn wait_dead(&self, timeout: Duration) -> bool {
+    pub(super) fn wait_dead(&self, timeout: Duration) -> bool {
         let start = Instant::now();
         while start.elapsed() < timeout {
             if self
@@ -123,7 +123,7 @@ impl Drop for Tmux {
     }
 }
 
-fn shell_quote(s: &str) -> String {
+pub(super) fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
 

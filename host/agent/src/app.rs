@@ -623,7 +623,7 @@ pub fn permission_status(
     store: Option<&Store>,
     allow: &AllowList,
     interactive: bool,
-) -> Vec<(Permission, String)> {
+) -> Result<Vec<(Permission, String)>, agent_store::StoreError> {
     skill
         .permissions
         .iter()
@@ -632,7 +632,10 @@ pub fn permission_status(
                 .entries()
                 .iter()
                 .any(|e| e.permission == *p && e.skill.as_deref().is_none_or(|s| s == skill.name));
-            let stored = store.and_then(|s| s.grant(&skill.name, *p).ok().flatten());
+            let stored = match store {
+                Some(s) => s.grant(&skill.name, *p)?,
+                None => None,
+            };
             let status = if flag {
                 "allowed by flag".to_string()
             } else if let Some(rec) = stored.filter(|_| interactive) {
@@ -645,7 +648,7 @@ pub fn permission_status(
             } else {
                 "not granted".to_string()
             };
-            (*p, status)
+            Ok((*p, status))
         })
         .collect()
 }

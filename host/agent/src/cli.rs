@@ -144,6 +144,27 @@ pub enum Command {
     /// Audit a project: secrets, SAST, configuration and dependencies (offline by default).
     #[command(after_help = SECURITY_AFTER_HELP)]
     SecurityAudit(SecurityAuditArgs),
+    /// Check the database, the audit log and the caches; `--repair` recovers a damaged database.
+    #[command(after_help = DOCTOR_AFTER_HELP)]
+    Doctor(DoctorArgs),
+}
+
+const DOCTOR_AFTER_HELP: &str = concat!(
+    "Without --repair nothing is changed (beyond the crash recovery every command makes): the ",
+    "database is opened and every record read, the audit log's hash chain verified, the cache ",
+    "directories listed.\n\n",
+    "--repair renames a damaged agent.redb to agent.redb.damaged-<time> (kept byte for byte), ",
+    "creates a new one and copies into it every grant, session, session event, install record ",
+    "and registry version that can still be read; it says what was lost.\n\n",
+    "Exit codes: 0 everything checked is sound (or was repaired) · 1 something is not."
+);
+
+/// `agent doctor`.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Set a damaged database aside and recreate it with what can still be read.
+    #[arg(long)]
+    pub repair: bool,
 }
 
 const SECURITY_AFTER_HELP: &str = concat!(

@@ -6,6 +6,7 @@ mod build;
 mod cache_audit;
 mod cli;
 mod config_cmd;
+mod doctor_cmd;
 mod keys_cmd;
 mod registry_cmd;
 mod run_cmd;
@@ -98,5 +99,6 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Workflow(cmd) => workflow_cmd::run(&mut app, cmd),
         Command::Registry(cmd) => registry_cmd::registry(&mut app, cmd),
         Command::SecurityAudit(args) => security_cmd::run(&mut app, args),
+        Command::Doctor(args) => doctor_cmd::run(&mut app, args),
     }
 }

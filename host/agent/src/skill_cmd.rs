@@ -80,12 +80,13 @@ fn signer_text(s: &Signer) -> String {
 
 fn list(app: &mut App, format: Format) -> Result<u8> {
     let skills = app.load_all()?;
-    let store = app.store().ok();
+    // A database that cannot be read is an error, not a list without the stored grants.
+    let store = app.store()?;
     let allow = app.allowlist()?;
-    let statuses: Vec<Vec<(Permission, String)>> = skills
+    let statuses = skills
         .iter()
-        .map(|s| permission_status(&s.manifest, store.as_deref(), &allow, app.interactive))
-        .collect();
+        .map(|s| permission_status(&s.manifest, Some(&store), &allow, app.interactive))
+        .collect::<Result<Vec<Vec<(Permission, String)>>, _>>()?;
     if format == Format::Json {
         let rows: Vec<serde_json::Value> = skills
             .iter()
@@ -164,9 +165,9 @@ fn info(app: &mut App, name: &str, format: Format) -> Result<u8> {
     } else {
         Vec::new()
     };
-    let store = app.store().ok();
+    let store = app.store()?;
     let allow = app.allowlist()?;
-    let perms = permission_status(&skill.manifest, store.as_deref(), &allow, app.interactive);
+    let perms = permission_status(&skill.manifest, Some(&store), &allow, app.interactive)?;
     if format == Format::Json {
         let v = json!({
             "manifest": skill.manifest,

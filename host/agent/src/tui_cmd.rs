@@ -261,7 +261,9 @@ impl agent_tui::Backend for AgentBackend {
         if m.permissions.is_empty() {
             out.push_str("  (none)\n");
         }
-        for (p, status) in permission_status(m, Some(&self.store), &self.allow, self.interactive) {
+        let statuses = permission_status(m, Some(&self.store), &self.allow, self.interactive)
+            .map_err(|e| e.to_string())?;
+        for (p, status) in statuses {
             out.push_str(&format!("  {p:<14} {status} — {}\n", p.describe()));
         }
         if !m.tools.is_empty() {

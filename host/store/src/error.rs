@@ -6,14 +6,31 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum StoreError {
-    /// Another process kept the database locked for longer than the open was willing to wait.
+    /// Another process kept the database (or its writer lock) for longer than the operation was
+    /// willing to wait.
     #[error(
-        "another `agent` process is using {}; finish or close it and try again",
+        "{} stayed locked by another process for {} s (an older `agent` that keeps it open, or one stopped in the middle of a write); close that process and try again (`fuser {}` shows it)",
+        path.display(),
+        waited.as_secs(),
         path.display()
     )]
     Locked {
         /// The database file.
         path: PathBuf,
+        /// How long the operation waited.
+        waited: std::time::Duration,
+    },
+    /// The file is damaged: redb found pages it cannot read (overwritten or zeroed outside it).
+    #[error(
+        "the database {} is damaged ({detail}); run `agent doctor --repair` to set it aside as {}.damaged-<time> and recreate it with the grants, sessions and install records that can still be read",
+        path.display(),
+        path.display()
+    )]
+    Damaged {
+        /// The database file.
+        path: PathBuf,
+        /// What redb reported.
+        detail: String,
     },
     /// The database's directory could not be created.
     #[error("cannot create the directory for {}: {source}", path.display())]
@@ -43,6 +60,16 @@ pub enum StoreError {
         found: u64,
         /// The newest schema version this build understands.
         supported: u64,
+    },
+    /// A damaged database could not be renamed out of the way.
+    #[error("cannot set the damaged database {} aside as {}: {source}", path.display(), to.display())]
+    SetAside {
+        /// The database file.
+        path: PathBuf,
+        /// Where it was to go.
+        to: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
     },
     /// A read or write failed inside redb.
     #[error("database {}: {source}", path.display())]

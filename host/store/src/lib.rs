@@ -14,8 +14,10 @@
 
 mod error;
 mod grants;
+mod guard;
 mod meta;
 pub mod paths;
+mod recover;
 mod registry;
 mod sessions;
 mod store;
@@ -23,6 +25,7 @@ mod store;
 pub use error::StoreError;
 pub use grants::{GrantRecord, StoredDecision};
 pub use paths::{AgentPaths, PathsError};
+pub use recover::{Recovery, ScanReport, TableScan};
 pub use registry::{InstallPlace, InstalledPermission, InstalledRecord, RegistrySeen};
 pub use sessions::{NewSession, SessionMeta, SessionStatus, SessionUsage, session_title};
 pub use store::Store;
