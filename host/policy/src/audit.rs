@@ -906,7 +906,8 @@ mod tests {
             VerifyReport {
                 entries: 5,
                 head_hash: entries[4].hash.clone(),
-                anchored_seq: 5
+                anchored_seq: 5,
+                rotated_from: None,
             }
         );
         let head = std::fs::read_to_string(AuditLog::head_path(&path)).unwrap();

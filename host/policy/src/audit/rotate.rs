@@ -272,3 +272,134 @@ fn report_text(f: ReportFacts<'_>) -> String {
         sealed_name = file_name(f.sealed),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::{AuditLog, VerifyProblem};
+
+    fn rec(target: &str) -> AuditRecord {
+        AuditRecord {
+            skill: "core-tools".into(),
+            capability: "shell:exec".into(),
+            target: target.into(),
+            decision: "granted:stored".into(),
+        }
+    }
+
+    /// A log of `n` entries, and the process that wrote it (still open, as a running agent's).
+    fn log_with(n: u64) -> (tempfile::TempDir, PathBuf, AuditLog) {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("audit.log");
+        let log = AuditLog::open(&path).unwrap();
+        for i in 1..=n {
+            log.append(rec(&format!("git status {i}"))).unwrap();
+        }
+        (tmp, path, log)
+    }
+
+    #[test]
+    fn a_damaged_log_is_sealed_aside_and_a_new_chain_records_the_break() {
+        let (_tmp, path, running) = log_with(4);
+        // Someone edits the last entry: every append (and so every grant) now fails.
+        let text = std::fs::read_to_string(&path).unwrap();
+        let damaged = text.replace("git status 4", "git status X");
+        std::fs::write(&path, &damaged).unwrap();
+        let head_before = std::fs::read(AuditLog::head_path(&path)).unwrap();
+        let err = running.append(rec("refused")).unwrap_err();
+        assert!(err.is_damaged(), "{err:?}");
+        assert!(err.to_string().contains("agent audit rotate"), "{err}");
+
+        let r = AuditLog::rotate(&path).unwrap();
+
+        // The damaged log and its head are kept byte for byte, with the verdict next to them.
+        assert_eq!(std::fs::read_to_string(&r.sealed).unwrap(), damaged);
+        let sealed_head = r.sealed_head.clone().unwrap();
+        assert_eq!(std::fs::read(&sealed_head).unwrap(), head_before);
+        assert_eq!(sealed_head, AuditLog::head_path(&r.sealed));
+        let name = r.sealed.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(name.starts_with("audit.log.sealed-"), "{name}");
+        let problem = r.problem.clone().unwrap();
+        assert!(
+            matches!(problem.problem, VerifyProblem::Edited { line: 4, seq: 4 }),
+            "{problem:?}"
+        );
+        assert_eq!(r.last_good_seq, 3);
+        let report = std::fs::read_to_string(&r.report).unwrap();
+        assert!(
+            report.contains("FAILED: line 4 (seq 4) was edited"),
+            "{report}"
+        );
+        assert!(
+            report.contains(&format!("seq 3, hash {}", r.last_good_hash)),
+            "{report}"
+        );
+        // The sealed log still fails verification on its own, as it did.
+        assert_eq!(AuditLog::verify(&r.sealed).unwrap_err().problem, problem.problem);
+
+        // The new chain verifies and names what it continues.
+        let v = AuditLog::verify(&path).unwrap();
+        assert_eq!(v.entries, 1);
+        let rotated = v.rotated_from.unwrap();
+        assert_eq!(rotated.sealed, name);
+        assert!(rotated.note.contains("sealed damaged log: line 4 (seq 4) was edited"));
+        assert!(rotated.note.contains(&format!("last good entry seq 3 hash {}", r.last_good_hash)));
+        let first = &AuditLog::entries(&path).unwrap()[0];
+        assert_eq!(
+            (first.seq, first.skill.as_str(), first.capability.as_str()),
+            (1, "agent", ROTATE_CAPABILITY)
+        );
+        assert_eq!(first.prev, GENESIS_HASH);
+
+        // A process that had the log open goes on appending to the new chain.
+        assert_eq!(running.append(rec("after")).unwrap(), 2);
+        let v = AuditLog::verify(&path).unwrap();
+        assert_eq!((v.entries, v.anchored_seq), (2, 2));
+    }
+
+    #[test]
+    fn an_intact_log_can_be_rotated_too() {
+        let (_tmp, path, running) = log_with(2);
+        let r = AuditLog::rotate(&path).unwrap();
+        assert_eq!(r.problem, None);
+        assert_eq!(r.last_good_seq, 2);
+        assert!(AuditLog::verify(&r.sealed).is_ok());
+        let report = std::fs::read_to_string(&r.report).unwrap();
+        assert!(report.contains("passed: 2 entries"), "{report}");
+        let v = AuditLog::verify(&path).unwrap();
+        assert!(v.rotated_from.unwrap().note.starts_with("sealed intact log: 2 entries"));
+        // Two rotations in the same second get distinct names.
+        let again = AuditLog::rotate(&path).unwrap();
+        assert_ne!(again.sealed, r.sealed);
+        assert_eq!(running.append(rec("x")).unwrap(), 2);
+    }
+
+    #[test]
+    fn a_log_without_its_head_or_with_a_torn_line_is_rotated() {
+        let (_tmp, path, _running) = log_with(2);
+        std::fs::remove_file(AuditLog::head_path(&path)).unwrap();
+        let mut text = std::fs::read(&path).unwrap();
+        text.extend_from_slice(b"{\"seq\":3,\"ti");
+        std::fs::write(&path, &text).unwrap();
+        let r = AuditLog::rotate(&path).unwrap();
+        assert_eq!(r.sealed_head, None);
+        assert!(
+            matches!(
+                r.problem.as_ref().map(|e| &e.problem),
+                Some(VerifyProblem::Malformed { line: 3, .. })
+            ),
+            "{r:?}"
+        );
+        assert_eq!(r.last_good_seq, 2);
+        assert_eq!(std::fs::read(&r.sealed).unwrap(), text);
+        assert!(AuditLog::verify(&path).is_ok());
+    }
+
+    #[test]
+    fn there_is_nothing_to_rotate_without_a_log() {
+        let tmp = tempfile::tempdir().unwrap();
+        let err = AuditLog::rotate(tmp.path().join("audit.log")).unwrap_err();
+        assert!(matches!(err, AuditError::Io { .. }), "{err:?}");
+        assert!(!err.is_damaged());
+    }
+}
