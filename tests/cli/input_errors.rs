@@ -72,3 +72,37 @@ fn allow_scopes_that_can_never_match_are_usage_errors_with_the_syntax() {
         assert_eq!(code(&out), 0, "{value}: {:?}", text(&out));
     }
 }
+
+/// The reported case: a config.toml that is not UTF-8 printed its cause twice ("cannot read
+/// …: stream did not contain valid UTF-8: stream did not contain valid UTF-8").
+#[test]
+fn an_error_names_its_cause_once() {
+    let sb = sandbox();
+    let config = sb.paths().config_file();
+    std::fs::create_dir_all(config.parent().expect("config dir")).expect("mkdir");
+    std::fs::write(&config, b"[model]\nname = \"caf\xe9\"\n").expect("write");
+    let out = sb.agent(&["skill", "list"]);
+    let stderr = text(&out).1;
+    assert_eq!(code(&out), 1, "{stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "error: cannot read {}: stream did not contain valid UTF-8\n",
+            config.display()
+        )
+    );
+
+    // A capability file that is not UTF-8 (a usage error): the same, once.
+    let caps = sb.project.path().join("caps.yaml");
+    std::fs::write(&caps, b"allow: [\"file:read\"] # caf\xe9\n").expect("write");
+    std::fs::remove_file(&config).expect("rm config");
+    let out = sb.agent(&["skill", "list", "--capabilities", caps.to_str().expect("utf8")]);
+    let stderr = text(&out).1;
+    assert_eq!(code(&out), 2, "{stderr}");
+    assert_eq!(
+        stderr.matches("stream did not contain valid UTF-8").count(),
+        1,
+        "{stderr}"
+    );
+    assert!(stderr.contains(&caps.display().to_string()), "{stderr}");
+}

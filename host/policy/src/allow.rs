@@ -84,12 +84,12 @@ pub struct AllowParseError {
 #[non_exhaustive]
 pub enum AllowFileError {
     /// The file could not be read.
-    #[error("cannot read capability file {}: {source}", path.display())]
+    #[error("cannot read capability file {}: {error}", path.display())]
     Read {
         /// The file.
         path: PathBuf,
-        /// The underlying error.
-        source: std::io::Error,
+        /// The underlying error (in the message, so not also a `source`: printed once).
+        error: std::io::Error,
     },
     /// The file is not valid YAML.
     #[error("{}:{line}:{column}: invalid YAML: {message}", path.display())]
@@ -322,9 +322,9 @@ impl AllowList {
     /// Reads a capability file (see the module documentation for the format).
     pub fn from_file(path: impl AsRef<Path>) -> Result<AllowList, AllowFileError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| AllowFileError::Read {
+        let text = std::fs::read_to_string(path).map_err(|error| AllowFileError::Read {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
         Self::from_yaml(&text, path)
     }
