@@ -26,7 +26,11 @@ fn a_damaged_audit_log_says_so_and_rotate_is_the_way_back() {
     // Someone edits the log's last entry (the decision that granted file:read).
     let log = sb.paths().audit_log_path();
     let original = std::fs::read_to_string(&log).expect("audit log");
-    std::fs::write(&log, original.replace("granted:allowlist", "granted:stored")).expect("edit");
+    std::fs::write(
+        &log,
+        original.replace("granted:allowlist", "granted:stored"),
+    )
+    .expect("edit");
 
     // Every decision now fails, since none can be recorded. The message says so, where the log
     // is, and what to do; not that the skill lacks a permission its manifest declares.
@@ -58,17 +62,21 @@ fn a_damaged_audit_log_says_so_and_rotate_is_the_way_back() {
         r#"{"program":"echo","args":["hi"]}"#,
     ]);
     assert_ne!(code(&out), 0, "{:?}", text(&out));
-    assert!(text(&out).1.contains("agent audit rotate"), "{:?}", text(&out));
+    assert!(
+        text(&out).1.contains("agent audit rotate"),
+        "{:?}",
+        text(&out)
+    );
 
     // verify names the problem and the way back.
     let out = sb.agent(&["audit", "verify"]);
     assert_eq!(code(&out), 1);
     let stderr = text(&out).1;
+    assert!(stderr.contains("line 1 (seq 1) was edited"), "{stderr}");
     assert!(
-        stderr.contains("line 1 (seq 1) was edited"),
+        stderr.contains("`agent audit rotate` seals this log aside"),
         "{stderr}"
     );
-    assert!(stderr.contains("`agent audit rotate` seals this log aside"), "{stderr}");
 
     // rotate: the damaged log, its head and the verification report are kept side by side.
     let out = sb.agent(&["audit", "rotate"]);
@@ -109,9 +117,17 @@ fn a_damaged_audit_log_says_so_and_rotate_is_the_way_back() {
         )),
         "{stdout}"
     );
-    assert!(stdout.contains("sealed damaged log: line 1 (seq 1) was edited"), "{stdout}");
+    assert!(
+        stdout.contains("sealed damaged log: line 1 (seq 1) was edited"),
+        "{stdout}"
+    );
     let sealed_path = dir.join(name);
-    let out = sb.agent(&["audit", "verify", "--log", sealed_path.to_str().expect("utf8")]);
+    let out = sb.agent(&[
+        "audit",
+        "verify",
+        "--log",
+        sealed_path.to_str().expect("utf8"),
+    ]);
     assert_eq!(code(&out), 1, "{:?}", text(&out));
 
     // And grants work again, recorded after the break.
@@ -119,8 +135,20 @@ fn a_damaged_audit_log_says_so_and_rotate_is_the_way_back() {
     let entries = std::fs::read_to_string(&log).expect("log");
     let lines: Vec<&str> = entries.lines().collect();
     assert_eq!(lines.len(), 2, "{entries}");
-    assert!(lines[0].contains(r#""capability":"audit:rotate""#), "{}", lines[0]);
-    assert!(lines[0].contains(&format!(r#""target":"{name}""#)), "{}", lines[0]);
-    assert!(lines[1].contains(r#""decision":"granted:allowlist""#), "{}", lines[1]);
+    assert!(
+        lines[0].contains(r#""capability":"audit:rotate""#),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[0].contains(&format!(r#""target":"{name}""#)),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[1].contains(r#""decision":"granted:allowlist""#),
+        "{}",
+        lines[1]
+    );
     ok(&sb.agent(&["audit", "verify"]));
 }

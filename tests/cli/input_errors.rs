@@ -9,7 +9,10 @@ use agent_tests::text;
 fn allow_scopes_that_can_never_match_are_usage_errors_with_the_syntax() {
     let sb = sandbox();
     for (value, form) in [
-        ("env:read:A=B", "the scope of env:read is NAME: a variable name"),
+        (
+            "env:read:A=B",
+            "the scope of env:read is NAME: a variable name",
+        ),
         (
             "skill:invoke:../../etc",
             "the scope of skill:invoke is SKILL: a skill name",
@@ -34,7 +37,11 @@ fn allow_scopes_that_can_never_match_are_usage_errors_with_the_syntax() {
         assert!(
             stderr.starts_with(&format!(
                 "error: invalid --allow value `{value}`: `{}` can never match a use of ",
-                value.split_once(':').and_then(|(_, r)| r.split_once(':')).map(|(_, s)| s).unwrap_or_default()
+                value
+                    .split_once(':')
+                    .and_then(|(_, r)| r.split_once(':'))
+                    .map(|(_, s)| s)
+                    .unwrap_or_default()
             )),
             "{value}: {stderr}"
         );
@@ -96,7 +103,12 @@ fn an_error_names_its_cause_once() {
     let caps = sb.project.path().join("caps.yaml");
     std::fs::write(&caps, b"allow: [\"file:read\"] # caf\xe9\n").expect("write");
     std::fs::remove_file(&config).expect("rm config");
-    let out = sb.agent(&["skill", "list", "--capabilities", caps.to_str().expect("utf8")]);
+    let out = sb.agent(&[
+        "skill",
+        "list",
+        "--capabilities",
+        caps.to_str().expect("utf8"),
+    ]);
     let stderr = text(&out).1;
     assert_eq!(code(&out), 2, "{stderr}");
     assert_eq!(

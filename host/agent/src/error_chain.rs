@@ -99,7 +99,10 @@ mod tests {
     fn repeats_are_dropped_wherever_they_are_in_the_message() {
         // Identical neighbours, a suffix, a cause quoted in the middle, a repeat further down.
         assert_eq!(join(&["x", "x"]), "x");
-        assert_eq!(join(&["open db: io failed", "io failed"]), "open db: io failed");
+        assert_eq!(
+            join(&["open db: io failed", "io failed"]),
+            "open db: io failed"
+        );
         assert_eq!(
             join(&["audit log L is damaged: bad hash; run rotate", "bad hash"]),
             "audit log L is damaged: bad hash; run rotate"
@@ -111,7 +114,11 @@ mod tests {
     #[test]
     fn a_cause_that_repeats_the_last_part_with_more_replaces_it() {
         assert_eq!(
-            join(&["loading", "disk error", "disk error: no space left on device"]),
+            join(&[
+                "loading",
+                "disk error",
+                "disk error: no space left on device"
+            ]),
             "loading: disk error: no space left on device"
         );
         assert_eq!(join(&["a", "a (os error 2)"]), "a (os error 2)");

@@ -227,7 +227,8 @@ pub fn run(app: &mut App, args: SecurityAuditArgs) -> Result<u8> {
     // exit 2, with the file, line and field in the message.
     let selected = agent_security::select_skills(&skills, &opts.skills)
         .map_err(|e| usage(crate::error_chain::chain_line(&e)))?;
-    agent_security::load_rules(&opts, &selected).map_err(|e| usage(crate::error_chain::chain_line(&e)))?;
+    agent_security::load_rules(&opts, &selected)
+        .map_err(|e| usage(crate::error_chain::chain_line(&e)))?;
 
     let ctx = app.call_context("security-audit")?;
     let runtime = app.runtime()?.clone();

@@ -54,9 +54,7 @@ pub(crate) fn check(permission: Permission, scope: &str) -> Result<(), AllowProb
             )),
             None => Ok(()),
         },
-        Permission::SkillInvoke if !is_skill_name(scope) => {
-            refuse("it is not a skill name".into())
-        }
+        Permission::SkillInvoke if !is_skill_name(scope) => refuse("it is not a skill name".into()),
         Permission::NetFetch => check_origin(scope).or_else(refuse),
         _ => Ok(()),
     }
@@ -96,12 +94,38 @@ mod tests {
             (
                 Permission::ShellExec,
                 &["git", "clang-format", "g++", "python3.12", "/usr/bin/git"],
-                &[":", "", "../../bin/sh", "bin/echo", "-rf", ".hidden", "git status", "a;b", "/usr/../bin/sh", "/usr/bin/"],
+                &[
+                    ":",
+                    "",
+                    "../../bin/sh",
+                    "bin/echo",
+                    "-rf",
+                    ".hidden",
+                    "git status",
+                    "a;b",
+                    "/usr/../bin/sh",
+                    "/usr/bin/",
+                ],
             ),
             (
                 Permission::NetFetch,
-                &["https://api.example.com", "http://localhost:8080/", "http://127.0.0.1:3000", "http://[::1]:8080", "HTTPS://Example.COM:443"],
-                &["ftp://x", "https://*.com", "https://*.example.org", "file:///etc", "https://exa mple.com", "https://h:0", "https://under_score.example", "https://999.1.1.1"],
+                &[
+                    "https://api.example.com",
+                    "http://localhost:8080/",
+                    "http://127.0.0.1:3000",
+                    "http://[::1]:8080",
+                    "HTTPS://Example.COM:443",
+                ],
+                &[
+                    "ftp://x",
+                    "https://*.com",
+                    "https://*.example.org",
+                    "file:///etc",
+                    "https://exa mple.com",
+                    "https://h:0",
+                    "https://under_score.example",
+                    "https://999.1.1.1",
+                ],
             ),
             (
                 Permission::EnvRead,
@@ -124,9 +148,16 @@ mod tests {
             (Permission::GitRead, &[], &["HEAD"]),
             (Permission::GitWrite, &[], &["main"]),
         ];
-        assert_eq!(table.len(), Permission::ALL.len(), "every permission is in the table");
+        assert_eq!(
+            table.len(),
+            Permission::ALL.len(),
+            "every permission is in the table"
+        );
         for (permission, good, bad) in table {
-            assert!(AllowEntry::parse(permission.as_str()).is_ok(), "{permission}");
+            assert!(
+                AllowEntry::parse(permission.as_str()).is_ok(),
+                "{permission}"
+            );
             for scope in *good {
                 let value = format!("{permission}:{scope}");
                 let entry = AllowEntry::parse(&value).unwrap_or_else(|e| panic!("{e}"));
@@ -142,7 +173,10 @@ mod tests {
                     Some(form) if !scope.is_empty() => {
                         assert!(msg.contains(form), "{value}: {msg}");
                         assert!(
-                            matches!(err.problem, AllowProblem::BadScope { .. } | AllowProblem::NotAnOrigin(_)),
+                            matches!(
+                                err.problem,
+                                AllowProblem::BadScope { .. } | AllowProblem::NotAnOrigin(_)
+                            ),
                             "{value}: {:?}",
                             err.problem
                         );
@@ -161,11 +195,20 @@ mod tests {
             ("skill:invoke:../../etc", "it is not a skill name"),
             ("net:fetch:ftp://x", "the scheme `ftp` is never fetched"),
             ("net:fetch:https://*.com", "a wildcard matches nothing here"),
-            ("shell:exec::", "neither a bare program name nor a plain absolute path"),
-            ("env:write:LD_PRELOAD", "`LD_PRELOAD` is never passed to programs"),
+            (
+                "shell:exec::",
+                "neither a bare program name nor a plain absolute path",
+            ),
+            (
+                "env:write:LD_PRELOAD",
+                "`LD_PRELOAD` is never passed to programs",
+            ),
         ] {
             let msg = AllowEntry::parse(value).unwrap_err().to_string();
-            assert!(msg.starts_with(&format!("invalid --allow value `{value}`: ")), "{msg}");
+            assert!(
+                msg.starts_with(&format!("invalid --allow value `{value}`: ")),
+                "{msg}"
+            );
             assert!(msg.contains(reason), "{msg}");
             assert!(msg.contains("can never match"), "{msg}");
         }

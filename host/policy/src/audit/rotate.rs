@@ -335,15 +335,26 @@ mod tests {
             "{report}"
         );
         // The sealed log still fails verification on its own, as it did.
-        assert_eq!(AuditLog::verify(&r.sealed).unwrap_err().problem, problem.problem);
+        assert_eq!(
+            AuditLog::verify(&r.sealed).unwrap_err().problem,
+            problem.problem
+        );
 
         // The new chain verifies and names what it continues.
         let v = AuditLog::verify(&path).unwrap();
         assert_eq!(v.entries, 1);
         let rotated = v.rotated_from.unwrap();
         assert_eq!(rotated.sealed, name);
-        assert!(rotated.note.contains("sealed damaged log: line 4 (seq 4) was edited"));
-        assert!(rotated.note.contains(&format!("last good entry seq 3 hash {}", r.last_good_hash)));
+        assert!(
+            rotated
+                .note
+                .contains("sealed damaged log: line 4 (seq 4) was edited")
+        );
+        assert!(
+            rotated
+                .note
+                .contains(&format!("last good entry seq 3 hash {}", r.last_good_hash))
+        );
         let first = &AuditLog::entries(&path).unwrap()[0];
         assert_eq!(
             (first.seq, first.skill.as_str(), first.capability.as_str()),
@@ -367,7 +378,12 @@ mod tests {
         let report = std::fs::read_to_string(&r.report).unwrap();
         assert!(report.contains("passed: 2 entries"), "{report}");
         let v = AuditLog::verify(&path).unwrap();
-        assert!(v.rotated_from.unwrap().note.starts_with("sealed intact log: 2 entries"));
+        assert!(
+            v.rotated_from
+                .unwrap()
+                .note
+                .starts_with("sealed intact log: 2 entries")
+        );
         // Two rotations in the same second get distinct names.
         let again = AuditLog::rotate(&path).unwrap();
         assert_ne!(again.sealed, r.sealed);
