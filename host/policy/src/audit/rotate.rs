@@ -102,12 +102,16 @@ impl AuditLog {
             problem,
         });
 
+        // Until the new chain is written, a failure (a full disk) removes what was created.
+        let mut created = Created(Vec::new());
         let (sealed, mut sealed_file) = create_sealed(path)?;
+        created.0.push(sealed.clone());
         write_synced(&mut sealed_file, &text).map_err(io_err(&sealed))?;
         let sealed_head = match &head_bytes {
             Some(bytes) => {
                 let p = head_path_of(&sealed);
                 let mut f = create_new(&p).map_err(io_err(&p))?;
+                created.0.push(p.clone());
                 write_synced(&mut f, bytes).map_err(io_err(&p))?;
                 Some(p)
             }
@@ -140,7 +144,10 @@ impl AuditLog {
             last_good_hash: &checked.last_good_hash,
         });
         let mut f = create_new(&report).map_err(io_err(&report))?;
+        created.0.push(report.clone());
         write_synced(&mut f, report_text.as_bytes()).map_err(io_err(&report))?;
+        // Sealed: from here on the copy is kept whatever happens to the new chain.
+        created.0.clear();
 
         // The new chain, in the same file (still locked).
         let entry = AuditEntry::new(
@@ -156,13 +163,14 @@ impl AuditLog {
         file.set_len(0).map_err(io_err(path))?;
         file.seek(SeekFrom::Start(0)).map_err(io_err(path))?;
         write_synced(&mut file, &entry.line()).map_err(io_err(path))?;
-        let head_file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&head_path)
-            .map_err(io_err(&head_path))?;
+        let mut options = OpenOptions::new();
+        options.read(true).write(true).create(true).truncate(false);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        let head_file = options.open(&head_path).map_err(io_err(&head_path))?;
         write_head_to(
             head_file,
             &Head {
@@ -179,6 +187,18 @@ impl AuditLog {
             last_good_seq: checked.last_good_seq,
             last_good_hash: checked.last_good_hash,
         })
+    }
+}
+
+/// Files a rotation created, removed when it fails before the copy is complete.
+struct Created(Vec<PathBuf>);
+
+impl Drop for Created {
+    fn drop(&mut self) {
+        for path in &self.0 {
+            // Best effort: the error that stopped the rotation is what gets reported.
+            let _ = std::fs::remove_file(path);
+        }
     }
 }
 
