@@ -725,3 +725,7 @@ fn git_skill_reads_and_commits_through_the_typed_imports() {
     assert_eq!(log.lines().next(), Some("add a second line"), "{log}");
     assert!(git(&["status", "--porcelain"]).trim().is_empty());
 }
+// A damaged audit log and `agent audit rotate`.
+mod audit_log;
+// `--allow` scopes that could never match, and error chains that repeat their cause.
+mod input_errors;

@@ -664,7 +664,14 @@ pub enum KeysCommand {
 #[derive(Debug, Subcommand)]
 pub enum AuditCommand {
     /// Check the hash chain: detects edited, removed or truncated entries.
-    Verify,
+    Verify {
+        /// The log to check (default: the agent's `audit.log`; e.g. a sealed one).
+        #[arg(long, value_name = "FILE")]
+        log: Option<PathBuf>,
+    },
+    /// Recover from a damaged log: seal it aside (`audit.log.sealed-TIME`, with its head and a
+    /// verification report next to it) and start a new chain whose first entry records the break.
+    Rotate,
     /// Print the last entries.
     Show {
         /// How many.

@@ -102,20 +102,64 @@ pub fn keys(app: &mut App, cmd: KeysCommand) -> Result<u8> {
 pub fn audit(app: &mut App, cmd: AuditCommand) -> Result<u8> {
     let path = app.paths.audit_log_path();
     match cmd {
-        AuditCommand::Verify => match AuditLog::verify(&path) {
-            Ok(report) => {
-                println!(
-                    "audit log {}: {} entries, hash chain intact",
-                    path.display(),
-                    report.entries
-                );
-                Ok(exit::OK)
+        AuditCommand::Verify { log } => {
+            let default = log.is_none();
+            let path = log.unwrap_or(path);
+            match AuditLog::verify(&path) {
+                Ok(report) => {
+                    println!(
+                        "audit log {}: {} entries, hash chain intact",
+                        path.display(),
+                        report.entries
+                    );
+                    if let Some(r) = report.rotated_from {
+                        println!(
+                            "it continues the log sealed by `agent audit rotate` as {} ({}; report in {}.report.txt)",
+                            path.with_file_name(&r.sealed).display(),
+                            r.note,
+                            r.sealed
+                        );
+                    }
+                    Ok(exit::OK)
+                }
+                Err(e) => {
+                    eprintln!("audit log TAMPERED: {e}");
+                    if default {
+                        eprintln!(
+                            "`agent audit rotate` seals this log aside with this report and starts a new chain \
+                             that records the break. While appends to it fail, every permission is refused \
+                             (see docs/permissions.md, \"The audit log\")."
+                        );
+                    }
+                    Ok(exit::FAILURE)
+                }
             }
-            Err(e) => {
-                eprintln!("audit log TAMPERED: {e}");
-                Ok(exit::FAILURE)
+        }
+        AuditCommand::Rotate => {
+            if !path.exists() {
+                println!("no audit log yet ({}); nothing to rotate", path.display());
+                return Ok(exit::OK);
             }
-        },
+            let r = AuditLog::rotate(&path)?;
+            match &r.problem {
+                Some(e) => println!("sealed the damaged audit log: {}", e.problem),
+                None => println!("sealed the audit log (it was intact)"),
+            }
+            println!("  sealed log:  {}", r.sealed.display());
+            if let Some(head) = &r.sealed_head {
+                println!("  its head:    {}", head.display());
+            }
+            println!("  report:      {}", r.report.display());
+            println!(
+                "  last good entry: seq {} (hash {})",
+                r.last_good_seq, r.last_good_hash
+            );
+            println!(
+                "new chain started in {}: its first entry records the break; `agent audit verify` checks it",
+                path.display()
+            );
+            Ok(exit::OK)
+        }
         AuditCommand::Show { last } => {
             if !path.exists() {
                 println!("no audit log yet ({})", path.display());

@@ -7,6 +7,7 @@ mod cache_audit;
 mod cli;
 mod config_cmd;
 mod doctor_cmd;
+mod error_chain;
 mod keys_cmd;
 mod registry_cmd;
 mod run_cmd;
@@ -74,7 +75,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", error_chain::chain_line(&e));
             if e.downcast_ref::<cli::UsageError>().is_some() {
                 ExitCode::from(exit::USAGE)
             } else {

@@ -233,8 +233,9 @@ pub fn run(app: &mut App, args: SecurityAuditArgs) -> Result<u8> {
     // Unknown --skills names and broken rule files are the user's to fix:
     // exit 2, with the file, line and field in the message.
     let selected = agent_security::select_skills(&skills, &opts.skills)
-        .map_err(|e| usage(format!("{e:#}")))?;
-    agent_security::load_rules(&opts, &selected).map_err(|e| usage(format!("{e:#}")))?;
+        .map_err(|e| usage(crate::error_chain::chain_line(&e)))?;
+    agent_security::load_rules(&opts, &selected)
+        .map_err(|e| usage(crate::error_chain::chain_line(&e)))?;
 
     let ctx = app.call_context("security-audit")?;
     let runtime = app.runtime()?.clone();

@@ -148,7 +148,7 @@ impl agent_tui::Backend for AgentBackend {
                     explicit: &explicit,
                 })
                 .await
-                .map_err(|e| format!("{e:#}"))?;
+                .map_err(|e| crate::error_chain::chain_line(&e))?;
                 if !deactivated.is_empty() {
                     leave_out(&mut setup, &skills, &deactivated, &root, &cwd);
                 }

@@ -82,12 +82,12 @@ use toml::de::{DeTable, DeValue};
 #[non_exhaustive]
 pub enum ConfigError {
     /// The file exists but could not be read.
-    #[error("cannot read {}: {source}", path.display())]
+    #[error("cannot read {}: {error}", path.display())]
     Read {
         /// The file.
         path: PathBuf,
-        /// The underlying error.
-        source: std::io::Error,
+        /// The underlying error (in the message, so not also a `source`: printed once).
+        error: std::io::Error,
     },
     /// The file is not valid TOML.
     #[error("{}:{line}: invalid TOML: {message}", path.display())]
@@ -530,10 +530,10 @@ impl Config {
         let mut config = match std::fs::read_to_string(path) {
             Ok(text) => Config::parse(&text, path, &env)?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Config::default(),
-            Err(source) => {
+            Err(error) => {
                 return Err(ConfigError::Read {
                     path: path.to_path_buf(),
-                    source,
+                    error,
                 });
             }
         };

@@ -197,12 +197,9 @@ pub enum DepsError {
     /// The file name is not a lockfile this crate knows.
     #[error("{file}: not a supported lockfile")]
     Unsupported { file: String },
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
+    /// A file could not be read (the error is in the message, so not also a `source`).
+    #[error("{path}: {error}")]
+    Io { path: String, error: std::io::Error },
     /// An OSV API request failed (transport, HTTP status or response body).
     #[error("OSV API: {0}")]
     Online(String),

@@ -492,7 +492,7 @@ impl OsvDb {
     pub fn add_dir(&mut self, dir: &Path) -> Result<(), DepsError> {
         let io = |p: &Path, e| DepsError::Io {
             path: p.display().to_string(),
-            source: e,
+            error: e,
         };
         let mut entries: Vec<_> = std::fs::read_dir(dir)
             .map_err(|e| io(dir, e))?

@@ -37,4 +37,6 @@ pub use manifest::{
     SecurityRules, SkillType, ToolDecl, Triggers, Wiki, WikiDiagram, WikiSection,
 };
 pub use permission::{Permission, UnknownPermission};
-pub use rules::{MAX_NAME_LEN, MAX_TOOL_NAME_LEN, is_env_name, is_skill_name, is_tool_name};
+pub use rules::{
+    MAX_NAME_LEN, MAX_TOOL_NAME_LEN, is_env_name, is_program_name, is_skill_name, is_tool_name,
+};

@@ -110,6 +110,13 @@ fn components(s: &str) -> impl Iterator<Item = &str> {
     s.split(['/', '\\'])
 }
 
+/// Whether `s` names a program as an `exec:` entry may: a bare name looked up on `PATH`
+/// (letters, digits, `.`, `_`, `+`, `-`, not starting with `-` or `.`), or an absolute path
+/// without `.` or `..` components.
+pub fn is_program_name(s: &str) -> bool {
+    check_program(s).is_ok()
+}
+
 /// An `exec:` entry: a bare program name looked up on `PATH` (letters,
 /// digits, `.`, `_`, `+`, `-`, not starting with `-` or `.`), or an absolute
 /// path without `.` or `..` components.

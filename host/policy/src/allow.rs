@@ -48,8 +48,25 @@ pub enum AllowProblem {
     #[error("{0} takes no scope (it is granted as a whole); write `{0}` without `:SCOPE`")]
     Unscoped(Permission),
     /// A `net:fetch` scope that is not an origin.
-    #[error("the scope of net:fetch must be an origin like `https://api.example.com`, not `{0}`")]
+    #[error(
+        "`{0}` is not an origin; the scope of net:fetch is {form}",
+        form = crate::scope::syntax(Permission::NetFetch).unwrap_or_default()
+    )]
     NotAnOrigin(String),
+    /// A scope of a form the host never names when it asks for the permission
+    /// (`env:read:A=B`, `skill:invoke:../../etc`, `net:fetch:ftp://x`): it could never match.
+    #[error(
+        "`{scope}` can never match a use of {permission}: {reason}; the scope of {permission} is {}",
+        crate::scope::syntax(*permission).unwrap_or_default()
+    )]
+    BadScope {
+        /// The permission.
+        permission: Permission,
+        /// The scope as written.
+        scope: String,
+        /// Why no use can carry it.
+        reason: String,
+    },
 }
 
 /// A `--allow` value that does not parse.
@@ -67,12 +84,12 @@ pub struct AllowParseError {
 #[non_exhaustive]
 pub enum AllowFileError {
     /// The file could not be read.
-    #[error("cannot read capability file {}: {source}", path.display())]
+    #[error("cannot read capability file {}: {error}", path.display())]
     Read {
         /// The file.
         path: PathBuf,
-        /// The underlying error.
-        source: std::io::Error,
+        /// The underlying error (in the message, so not also a `source`: printed once).
+        error: std::io::Error,
     },
     /// The file is not valid YAML.
     #[error("{}:{line}:{column}: invalid YAML: {message}", path.display())]
@@ -187,7 +204,7 @@ fn parse_entry(value: &str) -> Result<AllowEntry, AllowProblem> {
         Some("") => return Err(AllowProblem::EmptyScope),
         Some(scope) => Some(scope),
     };
-    if scope.is_some() && !takes_scope(permission) {
+    if scope.is_some() && crate::scope::syntax(permission).is_none() {
         return Err(AllowProblem::Unscoped(permission));
     }
     if let (Permission::NetFetch, Some(scope)) = (permission, scope) {
@@ -196,29 +213,14 @@ fn parse_entry(value: &str) -> Result<AllowEntry, AllowProblem> {
             _ => return Err(AllowProblem::NotAnOrigin(scope.to_string())),
         }
     }
+    if let Some(scope) = scope {
+        crate::scope::check(permission, scope)?;
+    }
     Ok(AllowEntry {
         skill: skill.map(str::to_string),
         permission,
         scope: scope.map(str::to_string),
     })
-}
-
-/// Whether the host names a scope when it asks for `permission` (the program,
-/// the origin, the variable, the callee), so that a scope in `--allow` can
-/// match; the others are always asked for as a whole.
-fn takes_scope(permission: Permission) -> bool {
-    match permission {
-        Permission::ShellExec
-        | Permission::NetFetch
-        | Permission::EnvRead
-        | Permission::EnvWrite
-        | Permission::SkillInvoke => true,
-        Permission::FileRead
-        | Permission::FileWrite
-        | Permission::LlmCall
-        | Permission::GitRead
-        | Permission::GitWrite => false,
-    }
 }
 
 /// Whether a grant limited to `granted` (or unlimited) covers a use with `requested` scope.
@@ -324,9 +326,9 @@ impl AllowList {
     /// Reads a capability file (see the module documentation for the format).
     pub fn from_file(path: impl AsRef<Path>) -> Result<AllowList, AllowFileError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| AllowFileError::Read {
+        let text = std::fs::read_to_string(path).map_err(|error| AllowFileError::Read {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
         Self::from_yaml(&text, path)
     }
@@ -541,9 +543,10 @@ mod tests {
 
     #[test]
     fn scope_is_everything_after_the_permission_and_one_colon() {
+        // (A program scope with a colon: only an absolute path can have one.)
         assert_eq!(
-            AllowEntry::parse("shell:exec:a:b/c").unwrap(),
-            entry(None, Permission::ShellExec, Some("a:b/c"))
+            AllowEntry::parse("shell:exec:/opt/a:b/c").unwrap(),
+            entry(None, Permission::ShellExec, Some("/opt/a:b/c"))
         );
         assert_eq!(
             AllowEntry::parse("net:fetch:http://localhost:8080/").unwrap(),

@@ -46,6 +46,10 @@ use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 use time::macros::format_description;
 
+mod rotate;
+
+pub use rotate::{ROTATE_CAPABILITY, Rotated, Rotation};
+
 /// The `prev` of the first entry.
 pub const GENESIS_HASH: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
@@ -96,6 +100,38 @@ struct Body<'a> {
 }
 
 impl AuditEntry {
+    /// The entry `seq` for `record`, written now, chained to `prev`.
+    fn new(seq: u64, prev: String, record: AuditRecord) -> AuditEntry {
+        let time = now_ms();
+        let body = Body {
+            seq,
+            time: &time,
+            skill: &record.skill,
+            capability: &record.capability,
+            target: &record.target,
+            decision: &record.decision,
+        };
+        let hash = chain_hash(&prev, &body);
+        AuditEntry {
+            seq,
+            time,
+            skill: record.skill,
+            capability: record.capability,
+            target: record.target,
+            decision: record.decision,
+            prev,
+            hash,
+        }
+    }
+
+    /// Its line in the log: the canonical JSON and a newline.
+    fn line(&self) -> Vec<u8> {
+        // A struct of strings and integers always serialises.
+        let mut line = serde_json::to_vec(self).unwrap_or_default();
+        line.push(b'\n');
+        line
+    }
+
     /// The hash this entry should carry, computed from `prev` and its body.
     pub fn compute_hash(&self) -> String {
         let body = Body {
@@ -150,8 +186,8 @@ pub enum AuditError {
         /// The underlying error.
         source: io::Error,
     },
-    /// A line is not an audit entry.
-    #[error("audit log {}: line {line} is not a valid entry: {message}", path.display())]
+    /// A line is not an audit entry: the log is damaged.
+    #[error("audit log {} is damaged: line {line} is not a valid entry: {message}; {ROTATE_HINT}", path.display())]
     Malformed {
         /// The log.
         path: PathBuf,
@@ -160,15 +196,30 @@ pub enum AuditError {
         /// What is wrong.
         message: String,
     },
-    /// The log and its head disagree: the log was truncated or changed. Nothing more is
-    /// appended until this is looked into (`agent audit verify`).
-    #[error("audit log {} was tampered with: {message}; not appending (run `agent audit verify`)", path.display())]
+    /// The log and its head disagree, or its last entry was changed: the log is damaged.
+    /// Nothing more is appended until it is sealed aside (`agent audit rotate`).
+    #[error("audit log {} is damaged: {message}; nothing more is appended to it: {ROTATE_HINT}", path.display())]
     Tampered {
         /// The log.
         path: PathBuf,
         /// What disagrees.
         message: String,
     },
+}
+
+/// What to do about a damaged log, for messages.
+pub const ROTATE_HINT: &str = "run `agent audit verify` to see where, then `agent audit rotate` to seal it aside and start a new chain that records the break";
+
+impl AuditError {
+    /// Whether the log itself is damaged (a broken chain, a bad line, a head that disagrees),
+    /// as opposed to a file operation that failed ([`AuditError::Io`], e.g. a full disk).
+    /// Appends to a damaged log fail until `agent audit rotate` seals it aside.
+    pub fn is_damaged(&self) -> bool {
+        matches!(
+            self,
+            AuditError::Malformed { .. } | AuditError::Tampered { .. }
+        )
+    }
 }
 
 /// Why [`AuditLog::verify`] rejected a log.
@@ -279,6 +330,8 @@ pub struct VerifyReport {
     pub head_hash: String,
     /// The seq the head file anchors (≤ `entries`; less only after an interrupted append).
     pub anchored_seq: u64,
+    /// When the log was started by `agent audit rotate`: the log it sealed aside.
+    pub rotated_from: Option<Rotated>,
 }
 
 /// An open audit log, shared (`Arc`) by the threads of a process.
@@ -531,29 +584,8 @@ impl AuditLog {
 
         let seq = last_seq + 1;
         let prev = last.map_or_else(|| GENESIS_HASH.to_string(), |e| e.hash);
-        let time = now_ms();
-        let body = Body {
-            seq,
-            time: &time,
-            skill: &record.skill,
-            capability: &record.capability,
-            target: &record.target,
-            decision: &record.decision,
-        };
-        let hash = chain_hash(&prev, &body);
-        let entry = AuditEntry {
-            seq,
-            time,
-            skill: record.skill,
-            capability: record.capability,
-            target: record.target,
-            decision: record.decision,
-            prev,
-            hash,
-        };
-        let mut line = serde_json::to_vec(&entry).map_err(|e| io_err(io::Error::other(e)))?;
-        line.push(b'\n');
-        (&*file).write_all(&line).map_err(io_err)?;
+        let entry = AuditEntry::new(seq, prev, record);
+        (&*file).write_all(&entry.line()).map_err(io_err)?;
         self.write_head(
             head_file,
             &Head {
@@ -597,18 +629,11 @@ impl AuditLog {
     }
 
     /// Overwrites the head record in place. Called with the log locked.
-    fn write_head(&self, mut file: File, head: &Head) -> Result<(), AuditError> {
-        let io_err = |source| AuditError::Io {
+    fn write_head(&self, file: File, head: &Head) -> Result<(), AuditError> {
+        write_head_to(file, head).map_err(|source| AuditError::Io {
             path: self.head_path.clone(),
             source,
-        };
-        let record = encode_head(head).map_err(io_err)?;
-        file.seek(SeekFrom::Start(0)).map_err(io_err)?;
-        file.write_all(&record).map_err(io_err)?;
-        if file.metadata().map_err(io_err)?.len() != HEAD_LEN as u64 {
-            file.set_len(HEAD_LEN as u64).map_err(io_err)?;
-        }
-        Ok(())
+        })
     }
 
     /// Reads every entry of the log at `path` without verifying the chain (an absent log has
@@ -670,95 +695,130 @@ impl AuditLog {
             Err(e) if e.kind() == io::ErrorKind::NotFound => (Vec::new(), read_head(&head_path)),
             Err(e) => return Err(io_fail(path, e)),
         };
-        let head = head.map_err(|message| {
-            fail(VerifyProblem::BadHead {
-                head: head_path.clone(),
-                message,
-            })
-        })?;
+        walk(&text, &head_path, head).outcome.map_err(fail)
+    }
+}
 
+/// What [`walk`] found: the verdict, and how far the chain held from the start.
+struct Walk {
+    /// The report, or the first problem.
+    outcome: Result<VerifyReport, VerifyProblem>,
+    /// The last entry that chains from the start (seq 0 when none does).
+    last_good_seq: u64,
+    /// Its hash ([`GENESIS_HASH`] when none).
+    last_good_hash: String,
+}
+
+/// Checks the chain of a log's bytes `text` against its head (read from `head_path`).
+fn walk(text: &[u8], head_path: &Path, head: Result<Option<Head>, String>) -> Walk {
+    let mut prev = GENESIS_HASH.to_string();
+    let mut hashes: Vec<String> = Vec::new();
+    let mut rotated_from = None;
+    let outcome = (|| {
         let mut lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
         // The piece after the final newline is empty in a well-formed log.
         let torn = lines.pop().filter(|l| !l.is_empty());
-        if torn.is_some() {
-            return Err(fail(VerifyProblem::Malformed {
-                line: lines.len() as u64 + 1,
-                message: "incomplete last line (no newline at the end)".into(),
-            }));
-        }
-        let mut prev = GENESIS_HASH.to_string();
-        let mut hashes = Vec::with_capacity(lines.len());
         for (i, line) in lines.iter().enumerate() {
             let line_no = i as u64 + 1;
             let entry = match check_line(line) {
                 LineCheck::Malformed(message) => {
-                    return Err(fail(VerifyProblem::Malformed {
+                    return Err(VerifyProblem::Malformed {
                         line: line_no,
                         message,
-                    }));
+                    });
                 }
                 LineCheck::Edited(entry) => {
-                    return Err(fail(VerifyProblem::Edited {
+                    return Err(VerifyProblem::Edited {
                         line: line_no,
                         seq: entry.seq,
-                    }));
+                    });
                 }
                 LineCheck::Ok(entry) => entry,
             };
             if entry.seq != line_no {
-                return Err(fail(VerifyProblem::SeqGap {
+                return Err(VerifyProblem::SeqGap {
                     line: line_no,
                     expected: line_no,
                     found: entry.seq,
-                }));
+                });
             }
             if entry.prev != prev {
-                return Err(fail(VerifyProblem::PrevMismatch {
+                return Err(VerifyProblem::PrevMismatch {
                     line: line_no,
                     seq: entry.seq,
-                }));
+                });
+            }
+            if line_no == 1 {
+                rotated_from = Rotated::from_first_entry(&entry);
             }
             prev = entry.hash.clone();
             hashes.push(entry.hash);
         }
+        if torn.is_some() {
+            return Err(VerifyProblem::Malformed {
+                line: lines.len() as u64 + 1,
+                message: "incomplete last line (no newline at the end)".into(),
+            });
+        }
+        let head = head.map_err(|message| VerifyProblem::BadHead {
+            head: head_path.to_path_buf(),
+            message,
+        })?;
         let entries = hashes.len() as u64;
         let anchored_seq = match head {
             None if entries > 0 => {
-                return Err(fail(VerifyProblem::MissingHead {
+                return Err(VerifyProblem::MissingHead {
                     entries,
-                    head: head_path,
-                }));
+                    head: head_path.to_path_buf(),
+                });
             }
             None => 0,
             Some(h) if h.seq > entries => {
-                return Err(fail(VerifyProblem::Truncated {
+                return Err(VerifyProblem::Truncated {
                     head_seq: h.seq,
                     last_seq: entries,
-                }));
+                });
             }
             Some(h) if h.seq == 0 => {
-                return Err(fail(VerifyProblem::BadHead {
-                    head: head_path,
+                return Err(VerifyProblem::BadHead {
+                    head: head_path.to_path_buf(),
                     message: "seq 0 is not an entry".into(),
-                }));
+                });
             }
             Some(h) => {
                 let idx = usize::try_from(h.seq - 1).unwrap_or(usize::MAX);
                 if hashes.get(idx) != Some(&h.hash) {
-                    return Err(fail(VerifyProblem::HeadMismatch {
+                    return Err(VerifyProblem::HeadMismatch {
                         line: h.seq,
                         seq: h.seq,
-                    }));
+                    });
                 }
                 h.seq
             }
         };
         Ok(VerifyReport {
             entries,
-            head_hash: prev,
+            head_hash: prev.clone(),
             anchored_seq,
+            rotated_from: rotated_from.clone(),
         })
+    })();
+    Walk {
+        outcome,
+        last_good_seq: hashes.len() as u64,
+        last_good_hash: prev,
     }
+}
+
+/// Overwrites the head record of an open head file in place.
+fn write_head_to(mut file: File, head: &Head) -> io::Result<()> {
+    let record = encode_head(head)?;
+    file.seek(SeekFrom::Start(0))?;
+    file.write_all(&record)?;
+    if file.metadata()?.len() != HEAD_LEN as u64 {
+        file.set_len(HEAD_LEN as u64)?;
+    }
+    Ok(())
 }
 
 /// The number of lines in the first `len` bytes of `file` (for an error message).
@@ -846,7 +906,8 @@ mod tests {
             VerifyReport {
                 entries: 5,
                 head_hash: entries[4].hash.clone(),
-                anchored_seq: 5
+                anchored_seq: 5,
+                rotated_from: None,
             }
         );
         let head = std::fs::read_to_string(AuditLog::head_path(&path)).unwrap();

@@ -61,6 +61,14 @@ pub enum Verdict {
         /// Why, in words for the user.
         reason: String,
     },
+    /// The decision could not be written to the audit log (it is damaged, or the disk is
+    /// full), so nothing is granted. Not a refusal by the user or the manifest: the call
+    /// should fail with `reason`, which says what is wrong and what to do, rather than run
+    /// on without the permission.
+    Unrecorded {
+        /// Why, in words for the user.
+        reason: String,
+    },
 }
 
 impl Verdict {
@@ -299,6 +307,16 @@ impl Grants {
         });
         let (verdict, denial) = match (verdict, audited) {
             (verdict, Ok(_)) => (verdict, denial),
+            (_, Err(e)) if e.is_damaged() => {
+                // Every decision fails the same way until the log is rotated: say so, and how.
+                let reason = format!("{skill} may not use {permission}: {e}");
+                (
+                    Verdict::Unrecorded {
+                        reason: reason.clone(),
+                    },
+                    Some((reason, None)),
+                )
+            }
             (Verdict::Granted { .. }, Err(e)) => {
                 let reason = format!(
                     "{skill} may not use {permission}: the audit log could not be written ({e})"
@@ -310,7 +328,7 @@ impl Grants {
                     Some((reason, None)),
                 )
             }
-            (verdict @ Verdict::Denied { .. }, Err(_)) => (verdict, denial),
+            (verdict, Err(_)) => (verdict, denial),
         };
         if let Some((reason, allow_flag)) = denial {
             self.remember_denial(Denial {
@@ -1007,8 +1025,11 @@ mod tests {
         // Truncate the log behind its head: appends refuse, so grants must too.
         std::fs::write(&env.log, "").unwrap();
         let v = grants.check("s", true, Permission::FileRead, None, "");
+        // Not a denial: the decision could not be recorded, and the reason says how to recover.
         assert!(
-            matches!(v, Verdict::Denied { ref reason } if reason.contains("audit log")),
+            matches!(v, Verdict::Unrecorded { ref reason } if reason.contains("audit log")
+                && reason.contains("is damaged")
+                && reason.contains("agent audit rotate")),
             "{v:?}"
         );
         assert_eq!(grants.denials().len(), 1);

@@ -17,6 +17,7 @@ mod approval;
 pub mod audit;
 pub mod constraints;
 mod grants;
+mod scope;
 mod yaml;
 
 pub use allow::{AllowEntry, AllowFileError, AllowList, AllowParseError, AllowProblem};

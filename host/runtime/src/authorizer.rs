@@ -68,6 +68,7 @@ impl Authorizer for GrantsAuthorizer {
         ) {
             Verdict::Granted { .. } => Access::Granted,
             Verdict::Denied { reason } => Access::Denied(reason),
+            Verdict::Unrecorded { reason } => Access::Unrecorded(reason),
         };
         self.memo
             .lock()

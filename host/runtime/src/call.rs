@@ -167,9 +167,12 @@ impl Runtime {
             .as_ref()
             .ok_or_else(|| host_err("it has no component to run".into()))?;
         let scope = &skill.scope;
-        let check = |perm: Permission, detail: &str| {
+        // Whether `perm` is granted; a decision that could not be recorded (a damaged audit
+        // log) fails the call with its reason, rather than running the guest without the
+        // mount, where it would only see "file access was not granted".
+        let check = |perm: Permission, detail: &str| -> Result<bool, CallError> {
             if !scope.declares(perm) {
-                return false;
+                return Ok(false);
             }
             let access = ctx.authorizer.check(&crate::AccessRequest {
                 skill: &scope.name,
@@ -179,7 +182,11 @@ impl Runtime {
                 scope: None,
                 detail,
             });
-            matches!(access, Access::Granted)
+            match access {
+                Access::Granted => Ok(true),
+                Access::Denied(_) => Ok(false),
+                Access::Unrecorded(reason) => Err(host_err(reason)),
+            }
         };
 
         let uses_fs = skill.info.as_ref().is_some_and(|i| i.uses_filesystem());
@@ -190,13 +197,13 @@ impl Runtime {
             && check(
                 Permission::FileWrite,
                 &format!("read and write files in {root_display}"),
-            )
+            )?
         {
             Some(FileAccess::ReadWrite)
         } else if check(
             Permission::FileRead,
             &format!("read files in {root_display}"),
-        ) {
+        )? {
             Some(FileAccess::ReadOnly)
         } else {
             None
@@ -231,8 +238,12 @@ impl Runtime {
                     scope: Some(name),
                     detail: &format!("read environment variable {name}"),
                 });
-                if matches!(access, Access::Granted) {
-                    wasi.env(name, value);
+                match access {
+                    Access::Granted => {
+                        wasi.env(name, value);
+                    }
+                    Access::Denied(_) => {}
+                    Access::Unrecorded(reason) => return Err(host_err(reason)),
                 }
             }
         }

@@ -82,6 +82,10 @@ pub enum Access {
     Granted,
     /// Refused; the text says why and how to grant it.
     Denied(String),
+    /// Nothing could be decided because the decision could not be recorded (the audit
+    /// log is damaged or cannot be written); the text says what is wrong and what to do.
+    /// The call fails with it instead of running on without the permission.
+    Unrecorded(String),
 }
 
 /// Decides grants and records capability use. Implemented by the binary over

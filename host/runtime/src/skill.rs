@@ -82,10 +82,10 @@ impl SkillPackage {
         let component = match &manifest.implementation {
             Some(imp) => {
                 let path = dir.join(&imp.component);
-                let bytes = std::fs::read(&path).map_err(|source| LoadError::Read {
+                let bytes = std::fs::read(&path).map_err(|error| LoadError::Read {
                     skill: manifest.name.clone(),
                     path: path.clone(),
-                    source,
+                    error,
                 })?;
                 Some(Arc::from(bytes))
             }
@@ -182,14 +182,14 @@ pub enum LoadError {
     #[error(transparent)]
     Manifest(ManifestError),
     /// A file could not be read.
-    #[error("skill `{skill}`: reading {path}: {source}")]
+    #[error("skill `{skill}`: reading {path}: {error}")]
     Read {
         /// Skill name.
         skill: String,
         /// The file.
         path: PathBuf,
-        /// The error.
-        source: std::io::Error,
+        /// The error (in the message, so not also a `source`: printed once).
+        error: std::io::Error,
     },
     /// The signature check failed.
     #[error("skill `{skill}` refused: {source}")]

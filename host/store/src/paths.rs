@@ -23,20 +23,20 @@ pub enum PathsError {
     #[error("cannot find a home directory for agent's files; set {AGENT_HOME_ENV} to a directory")]
     NoHome,
     /// `AGENT_HOME` is relative and the current directory is unknown.
-    #[error("{AGENT_HOME_ENV}={} cannot be made absolute: {source}", value.display())]
+    #[error("{AGENT_HOME_ENV}={} cannot be made absolute: {error}", value.display())]
     AgentHome {
         /// The value of `AGENT_HOME`.
         value: PathBuf,
-        /// The underlying error.
-        source: io::Error,
+        /// The underlying error (in the message, so not also a `source`: printed once).
+        error: io::Error,
     },
     /// A directory could not be created or its permissions set.
-    #[error("cannot create directory {}: {source}", path.display())]
+    #[error("cannot create directory {}: {error}", path.display())]
     CreateDir {
         /// The directory.
         path: PathBuf,
-        /// The underlying error.
-        source: io::Error,
+        /// The underlying error (in the message, so not also a `source`: printed once).
+        error: io::Error,
     },
 }
 
@@ -63,7 +63,7 @@ impl AgentPaths {
             Some(value) if !value.is_empty() => {
                 let value = PathBuf::from(value);
                 let root = std::path::absolute(&value)
-                    .map_err(|source| PathsError::AgentHome { value, source })?;
+                    .map_err(|error| PathsError::AgentHome { value, error })?;
                 Ok(Self::at(root))
             }
             _ => {
@@ -152,9 +152,9 @@ impl AgentPaths {
 }
 
 fn create_dir(path: &Path, private: bool) -> Result<(), PathsError> {
-    let err = |source| PathsError::CreateDir {
+    let err = |error| PathsError::CreateDir {
         path: path.to_path_buf(),
-        source,
+        error,
     };
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true);

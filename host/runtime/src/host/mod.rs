@@ -25,7 +25,9 @@ const MAX_LOG_LINE: usize = 16 * 1024;
 pub(crate) fn denied(access: Access) -> Option<CapabilityError> {
     match access {
         Access::Granted => None,
-        Access::Denied(reason) => Some(CapabilityError::Denied(reason)),
+        Access::Denied(reason) | Access::Unrecorded(reason) => {
+            Some(CapabilityError::Denied(reason))
+        }
     }
 }
 
