@@ -78,6 +78,15 @@ fn a_damaged_audit_log_says_so_and_rotate_is_the_way_back() {
         "{stderr}"
     );
 
+    // doctor finds it too, and names the same way back.
+    let out = sb.agent(&["doctor"]);
+    assert_eq!(code(&out), 1, "{:?}", text(&out));
+    let stdout = text(&out).0;
+    assert!(
+        stdout.contains("BROKEN") && stdout.contains("`agent audit rotate` seals it aside"),
+        "{stdout}"
+    );
+
     // rotate: the damaged log, its head and the verification report are kept side by side.
     let out = sb.agent(&["audit", "rotate"]);
     let stdout = ok(&out);

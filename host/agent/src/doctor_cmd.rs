@@ -94,7 +94,11 @@ fn check_audit(path: &Path) -> bool {
             true
         }
         Err(e) => {
-            println!("audit log {}: BROKEN: {e}", path.display());
+            println!(
+                "audit log {}: BROKEN: {e}\n  the way back: `agent audit rotate` seals it aside \
+                 with its verification report and starts a new chain that records the break",
+                path.display()
+            );
             false
         }
     }

@@ -318,11 +318,14 @@ impl Grants {
                 )
             }
             (Verdict::Granted { .. }, Err(e)) => {
+                // Usually a full disk: the call fails with the cause, and the next one tries
+                // again (the verdict is not remembered), so freeing space is the way back.
                 let reason = format!(
-                    "{skill} may not use {permission}: the audit log could not be written ({e})"
+                    "{skill} may not use {permission}: the audit log could not be written ({e}); \
+                     free space or fix the file, then try again"
                 );
                 (
-                    Verdict::Denied {
+                    Verdict::Unrecorded {
                         reason: reason.clone(),
                     },
                     Some((reason, None)),
