@@ -41,6 +41,17 @@ fn run(sb: &Sandbox, wire: Wire, server: &ModelServer, extra: &[&str]) -> std::p
         .expect("running agent")
 }
 
+/// stdout and stderr of a run that must have ended with exit code `want`.
+fn ended(out: &std::process::Output, want: i32, what: impl std::fmt::Debug) -> (String, String) {
+    let (stdout, stderr) = text(out);
+    assert_eq!(
+        code(out),
+        want,
+        "{what:?}\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    (stdout, stderr)
+}
+
 fn of_type<'e>(evs: &'e [Value], t: &str) -> Vec<&'e Value> {
     evs.iter().filter(|e| e["type"] == t).collect()
 }
@@ -68,12 +79,7 @@ fn arguments_that_are_not_json_are_answered_with_the_parse_error_and_the_model_r
         let sb = sandbox();
         write(sb.project.path(), "notes.txt", "forty-two: 42\n");
         let out = run(&sb, wire, &server, &["--prompt", "What do the notes say?"]);
-        let (stdout, stderr) = text(&out);
-        assert_eq!(
-            code(&out),
-            0,
-            "{wire:?}\nstdout:\n{stdout}\nstderr:\n{stderr}"
-        );
+        let (stdout, stderr) = ended(&out, 0, wire);
         let evs = events(&stdout);
         let results = of_type(&evs, "tool_result");
         assert_eq!(results.len(), 2, "{wire:?}: {results:?}");
@@ -136,8 +142,7 @@ fn arguments_that_are_not_json_are_answered_with_the_parse_error_and_the_model_r
         &server,
         &["--prompt", "Read the notes", "--output", "json"],
     );
-    let (stdout, stderr) = text(&out);
-    assert_eq!(code(&out), 0, "stdout:\n{stdout}\nstderr:\n{stderr}");
+    let (stdout, _) = ended(&out, 0, "");
     let summary: Value = serde_json::from_str(&stdout).expect("one JSON document");
     assert_eq!(
         summary["model_errors"],
@@ -167,8 +172,7 @@ fn invalid_tool_calls_in_a_row_stop_the_run_at_the_configured_limit() {
         "[agent]\nmax_invalid_tool_calls = 3\n",
     );
     let out = run(&sb, wire, &server, &["--prompt", "Read the notes"]);
-    let (stdout, stderr) = text(&out);
-    assert_eq!(code(&out), 3, "stdout:\n{stdout}\nstderr:\n{stderr}");
+    let (_, stderr) = ended(&out, 3, "");
     assert!(
         stderr.contains(
             "error: the model sent 3 tool calls in a row whose arguments are not JSON (the last: not run: the arguments of this call to `read_file` are not valid JSON (expected value at line 1 column 1)"
@@ -204,8 +208,7 @@ fn a_fifty_megabyte_event_is_cut_at_the_response_cap() {
         &["--prompt", "Say something", "--timeout", "20s"],
     );
     let took = started.elapsed();
-    let (stdout, stderr) = text(&out);
-    assert_eq!(code(&out), 3, "stdout:\n{stdout}\nstderr:\n{stderr}");
+    let (_, stderr) = ended(&out, 3, "");
     assert!(
         stderr.contains(
             "openai: the response exceeded 8388608 bytes and was cut there; if this model really sends that much, raise `provider.max_response_bytes` in config.toml"
@@ -254,8 +257,7 @@ fn the_timeout_bounds_a_response_that_never_ends() {
         &["--prompt", "Say something", "--timeout", "2s"],
     );
     let took = started.elapsed();
-    let (stdout, stderr) = text(&out);
-    assert_eq!(code(&out), 5, "stdout:\n{stdout}\nstderr:\n{stderr}");
+    let (_, stderr) = ended(&out, 5, "");
     assert!(
         stderr.contains("stopped: the time limit (2s) was reached"),
         "{stderr}"
@@ -284,12 +286,7 @@ fn a_thousand_tool_calls_in_one_answer_run_only_up_to_the_cap() {
         let sb = sandbox();
         write(sb.project.path(), "notes.txt", "forty-two: 42\n");
         let out = run(&sb, wire, &server, &["--prompt", "Read the notes"]);
-        let (stdout, stderr) = text(&out);
-        assert_eq!(
-            code(&out),
-            0,
-            "{wire:?}\nstdout:\n{stdout}\nstderr:\n{stderr}"
-        );
+        let (stdout, stderr) = ended(&out, 0, wire);
         let evs = events(&stdout);
         let results = of_type(&evs, "tool_result");
         assert_eq!(results.len(), 1000, "{wire:?}: one result per call");
@@ -355,8 +352,7 @@ fn a_stream_cut_mid_answer_is_sent_again() {
         &server,
         &["--prompt", "What do the notes say?"],
     );
-    let (stdout, stderr) = text(&out);
-    assert_eq!(code(&out), 0, "stdout:\n{stdout}\nstderr:\n{stderr}");
+    let (stdout, stderr) = ended(&out, 0, "");
     let evs = events(&stdout);
     let interrupted = of_type(&evs, "interrupted");
     assert_eq!(interrupted.len(), 1, "{evs:?}");
@@ -393,8 +389,7 @@ fn a_stream_cut_on_every_attempt_keeps_the_partial_answer_in_the_session() {
         .expect("server");
     let sb = sandbox();
     let out = run(&sb, Wire::Anthropic, &server, &["--prompt", "Think aloud"]);
-    let (stdout, stderr) = text(&out);
-    assert_eq!(code(&out), 3, "stdout:\n{stdout}\nstderr:\n{stderr}");
+    let (stdout, stderr) = ended(&out, 3, "");
     assert_eq!(server.requests().len(), 4, "sent four times, as for a 5xx");
     assert!(
         stderr.contains("anthropic: the answer was cut off: the connection broke mid-answer"),

@@ -15,7 +15,7 @@ use agent_tests::model_server::{ModelServer, Reply, Wire, tokio_rt};
 use agent_tests::{Sandbox, build_guest, text, tool_manifest, write_skill};
 use serde_json::json;
 
-use super::tui::{Tmux, shell_quote};
+use super::tui::Tmux;
 use super::{code, ok, sandbox};
 
 /// A lived-in database: grants for core-tools and 30 other skills, 60 sessions of 15 events.
@@ -267,21 +267,8 @@ fn four_runs_a_tui_and_two_installs_share_one_home_at_once() {
     let sources = [signed_skill(&sb, "hello-a"), signed_skill(&sb, "hello-b")];
 
     // The TUI first: it stays open (and, before, held agent.redb) for the whole test.
-    let command = format!(
-        "env -u CI AGENT_HOME={} NO_COLOR=1 ANTHROPIC_API_KEY=test-key {} --provider anthropic --model test-model --base-url {}",
-        shell_quote(&sb.home.path().display().to_string()),
-        shell_quote(env!("CARGO_BIN_EXE_agent")),
-        shell_quote(tui_server.url()),
-    );
-    let project = sb.project.path().display().to_string();
-    let tmux = Tmux::start(
-        format!("agent-store-test-{}", std::process::id()),
-        &project,
-        &command,
-    );
     let long = Duration::from_secs(90);
-    tmux.wait_for("/help", long)
-        .unwrap_or_else(|s| panic!("no first frame:\n{s}"));
+    let tmux = Tmux::agent("agent-store-test", &sb, tui_server.url(), long);
     tmux.keys(&["-l", "Read notes-tui.txt"]);
     tmux.keys(&["Enter"]);
 

@@ -79,6 +79,17 @@ impl Tmux {
 impl Tmux {
     /// A detached 80×24 session `tui` on its own server `socket`, running
     /// `command` in `project`; the pane stays after the program exits.
+    /// The real `agent` TUI for `sb` against the model server at `url`, in a
+    /// tmux server named after `name`, shown its first frame within `wait`.
+    pub(super) fn agent(name: &str, sb: &agent_tests::Sandbox, url: &str, wait: Duration) -> Tmux {
+        let project = sb.project.path().display().to_string();
+        let command = agent_command(sb, url);
+        let tmux = Tmux::start(format!("{name}-{}", std::process::id()), &project, &command);
+        tmux.wait_for("/help", wait)
+            .unwrap_or_else(|s| panic!("no first frame:\n{s}"));
+        tmux
+    }
+
     pub(super) fn start(socket: String, project: &str, command: &str) -> Tmux {
         let tmux = Tmux { socket };
         tmux.run(&[
@@ -123,7 +134,18 @@ impl Drop for Tmux {
     }
 }
 
-pub(super) fn shell_quote(s: &str) -> String {
+/// The shell command line that starts the real `agent` TUI for `sb` against
+/// the model server at `url`.
+fn agent_command(sb: &agent_tests::Sandbox, url: &str) -> String {
+    format!(
+        "env -u CI AGENT_HOME={} NO_COLOR=1 ANTHROPIC_API_KEY=test-key {} --provider anthropic --model test-model --base-url {}",
+        shell_quote(&sb.home.path().display().to_string()),
+        shell_quote(env!("CARGO_BIN_EXE_agent")),
+        shell_quote(url),
+    )
+}
+
+fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
 
@@ -145,24 +167,9 @@ fn tui_prompt_permission_dialog_answer_and_edited_file() {
         .expect("server");
     let sb = sandbox();
     write(sb.project.path(), "notes.txt", "hello world\n");
-    let binary = env!("CARGO_BIN_EXE_agent");
-    let command = format!(
-        "env -u CI AGENT_HOME={} NO_COLOR=1 ANTHROPIC_API_KEY=test-key {} --provider anthropic --model test-model --base-url {}",
-        shell_quote(&sb.home.path().display().to_string()),
-        shell_quote(binary),
-        shell_quote(server.url()),
-    );
-    let project = sb.project.path().display().to_string();
-    let tmux = Tmux::start(
-        format!("agent-tui-test-{}", std::process::id()),
-        &project,
-        &command,
-    );
-
     let long = Duration::from_secs(60);
-    let s = tmux
-        .wait_for("/help", long)
-        .unwrap_or_else(|s| panic!("no first frame:\n{s}"));
+    let tmux = Tmux::agent("agent-tui-test", &sb, server.url(), long);
+    let s = tmux.screen();
     assert!(s.contains("anthropic/test-model"), "{s}");
 
     tmux.keys(&["-l", "Greet the agent in notes.txt"]);
@@ -232,8 +239,8 @@ fn tui_prompt_permission_dialog_answer_and_edited_file() {
         "-t",
         "tui",
         "-c",
-        &project,
-        &format!("{command} --resume"),
+        &sb.project.path().display().to_string(),
+        &format!("{} --resume", agent_command(&sb, server.url())),
     ]);
     let s = tmux
         .wait_for("resumed session", long)
@@ -257,7 +264,7 @@ fn tui_prompt_permission_dialog_answer_and_edited_file() {
         .expect("grant")
         .expect("a stored file:write decision");
     assert_eq!(grant.decision, agent_store::StoredDecision::Always);
-    assert!(Path::new(binary).exists());
+    assert!(Path::new(env!("CARGO_BIN_EXE_agent")).exists());
 }
 
 #[test]
@@ -293,21 +300,8 @@ fn tui_esc_cancels_a_streaming_turn() {
         ]))
         .expect("server");
     let sb = sandbox();
-    let command = format!(
-        "env -u CI AGENT_HOME={} NO_COLOR=1 ANTHROPIC_API_KEY=test-key {} --provider anthropic --model test-model --base-url {}",
-        shell_quote(&sb.home.path().display().to_string()),
-        shell_quote(env!("CARGO_BIN_EXE_agent")),
-        shell_quote(server.url()),
-    );
-    let project = sb.project.path().display().to_string();
-    let tmux = Tmux::start(
-        format!("agent-tui-esc-{}", std::process::id()),
-        &project,
-        &command,
-    );
     let long = Duration::from_secs(60);
-    tmux.wait_for("/help", long)
-        .unwrap_or_else(|s| panic!("no first frame:\n{s}"));
+    let tmux = Tmux::agent("agent-tui-esc", &sb, server.url(), long);
     tmux.keys(&["-l", "Think aloud"]);
     tmux.keys(&["Enter"]);
     tmux.wait_for("Thinking aloud", long)

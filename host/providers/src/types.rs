@@ -68,13 +68,7 @@ impl Message {
 
     /// The concatenation of the message's text blocks.
     pub fn text(&self) -> String {
-        self.content
-            .iter()
-            .filter_map(|b| match b {
-                ContentBlock::Text(t) => Some(t.as_str()),
-                _ => None,
-            })
-            .collect()
+        text_of(&self.content)
     }
 }
 
@@ -274,13 +268,7 @@ impl Accumulator {
 
     /// The text streamed so far (all text blocks).
     pub fn text(&self) -> String {
-        self.content
-            .iter()
-            .filter_map(|b| match b {
-                ContentBlock::Text(t) => Some(t.as_str()),
-                _ => None,
-            })
-            .collect()
+        text_of(&self.content)
     }
 
     /// Whether a [`StreamEvent::Stop`] was seen.
@@ -351,6 +339,17 @@ pub(crate) fn object_input(input: &Value) -> Value {
 
 /// Why a JSON document from the model server was not read.
 pub(crate) type JsonError = agent_bounded::Error<serde_json::Error>;
+
+/// The concatenation of the text blocks among `blocks`.
+fn text_of(blocks: &[ContentBlock]) -> String {
+    blocks
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::Text(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect()
+}
 
 /// Parses one JSON document the model server sent (a stream chunk or line,
 /// tool arguments, an error body), within the limits on size and depth;
