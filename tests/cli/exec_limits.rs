@@ -91,12 +91,42 @@ fn skill_shell_timeout_in_the_config_is_each_programs_limit() {
     let (stdout, stderr) = text(&out);
     println!("{stdout}{stderr} after {elapsed:?}");
     assert!(
-        stdout.contains("killed at the time limit (no exit code)"),
+        stderr.contains("killed at the time limit (no exit code)"),
         "{stdout}\n{stderr}"
     );
     assert!(elapsed < Duration::from_secs(15), "{elapsed:?}");
     let log = std::fs::read_to_string(sb.paths().audit_log_path()).expect("audit");
     assert!(log.contains("timed out after 1000 ms"), "{log}");
+}
+
+/// Issue 15, item 10: `sleep 100` killed at the time limit used to exit 0
+/// with the kill reported as an ordinary answer. A killed program is a failed
+/// call: the CLI exits non-zero and `exec`'s result (the error the model and
+/// the user see) says how the program ended, with what it printed.
+#[test]
+fn a_program_killed_at_the_time_limit_is_a_failed_call() {
+    let sb = sandbox();
+    write_config(&sb, "[skills]\nskill_shell_timeout = \"1s\"\n");
+    let out = exec(&sb, "sleep", r#"{"program":"sleep","args":["100"]}"#, None);
+    let (stdout, stderr) = text(&out);
+    println!("{stdout}{stderr}");
+    // Non-zero: 1 for the failed call, 4 while core-tools' unrelated
+    // file:read/file:write refusals are also reported (issue 15, item 5).
+    assert!(
+        matches!(out.status.code(), Some(1 | 4)),
+        "{stdout}\n{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "error: core-tools.exec failed: killed at the time limit (no exit code)\n\
+             stdout: (empty)\nstderr: (empty)"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stdout.trim().is_empty(),
+        "a failed call prints no result: {stdout}"
+    );
 }
 
 #[test]

@@ -49,10 +49,15 @@ pub fn command(input: &Input) -> Result<Command, ToolError> {
     Ok(command)
 }
 
-/// Runs `exec`.
+/// Runs `exec`. A program that exited (with any code) is an answer; one
+/// killed (at the time limit, or by a signal) is a failed call, whose
+/// message says how it ended and what it printed.
 pub fn run(input: &Input) -> Result<String, ToolError> {
     let output = command(input)?.run()?;
-    Ok(format_output(&output))
+    match output.exit_code {
+        Some(_) => Ok(format_output(&output)),
+        None => Err(ToolError::failed(format_output(&output))),
+    }
 }
 
 /// The answer for the model: how the program ended, then its output.
