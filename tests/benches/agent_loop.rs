@@ -83,6 +83,9 @@ impl ApprovalGate for No {
     fn approve_tool(&self, _: &str, _: &str, _: &str) -> bool {
         false
     }
+    fn refusal(&self) -> String {
+        "the bench refuses every tool".into()
+    }
 }
 
 struct World {

@@ -322,3 +322,51 @@ fn tui_esc_cancels_a_streaming_turn() {
         tmux.screen()
     );
 }
+
+/// Issue 15, item 6: denying a tool in the TUI showed "not approved: not
+/// approved: this tool needs approval (grant its permission with --allow, or
+/// pass --yes)": a doubled reason and CLI advice inside the TUI. The reason
+/// now comes from the interface that decided, once.
+#[test]
+fn tui_denied_tool_says_not_approved_once_without_cli_advice() {
+    let rt = tokio_rt();
+    let server = rt
+        .block_on(ModelServer::start(vec![
+            tool(
+                "call_e",
+                "edit",
+                &json!({"path": "notes.txt", "old": "world", "new": "agent"}),
+            ),
+            answer("Understood, notes.txt stays as it is."),
+        ]))
+        .expect("server");
+    let sb = sandbox();
+    write(sb.project.path(), "notes.txt", "hello world\n");
+    let long = Duration::from_secs(60);
+    let tmux = Tmux::agent("agent-tui-deny", &sb, server.url(), long);
+    tmux.keys(&["-l", "Greet the agent in notes.txt"]);
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("wants to run edit", long)
+        .unwrap_or_else(|s| panic!("no approval dialog:\n{s}"));
+    tmux.keys(&["d"]);
+    let s = tmux
+        .wait_for("notes.txt stays as it is", long)
+        .unwrap_or_else(|s| panic!("no answer after the denial:\n{s}"));
+    assert!(
+        s.contains("not approved: you declined it in the approval dialog"),
+        "{s}"
+    );
+    assert!(!s.contains("not approved: not approved"), "{s}");
+    assert!(!s.contains("--allow"), "CLI advice in the TUI:\n{s}");
+    assert_eq!(
+        std::fs::read_to_string(sb.project.path().join("notes.txt")).expect("read"),
+        "hello world\n"
+    );
+    tmux.keys(&["-l", "/quit"]);
+    tmux.keys(&["Enter"]);
+    assert!(
+        tmux.wait_dead(long),
+        "/quit did not quit:\n{}",
+        tmux.screen()
+    );
+}

@@ -48,6 +48,9 @@ impl ApprovalGate for Gate {
             .push((skill.to_string(), tool.to_string()));
         self.yes
     }
+    fn refusal(&self) -> String {
+        "the test's gate refuses".into()
+    }
 }
 
 /// A sandbox with the built-in core-tools and copies of the workflow

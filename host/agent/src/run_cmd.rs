@@ -61,6 +61,10 @@ impl ApprovalGate for HeadlessGate {
                 && e.skill.as_deref().is_none_or(|s| s == skill)
         })
     }
+
+    fn refusal(&self) -> String {
+        "this tool needs approval (grant its permission with --allow, or pass --yes)".into()
+    }
 }
 
 /// Parses `120s`, `5m`, `500ms`, `1h` or plain seconds.

@@ -50,6 +50,10 @@ pub trait ApprovalGate: Send + Sync {
     /// Whether `skill`'s `tool` may run with `input_json`. Must not block on
     /// user input in headless runs.
     fn approve_tool(&self, skill: &str, tool: &str, input_json: &str) -> bool;
+
+    /// Why a tool was not approved, in the words of the interface that
+    /// decided (the user's next step there); shown after "not approved: ".
+    fn refusal(&self) -> String;
 }
 
 /// A tool offered to the model: a tool of a tool skill, or a workflow of a
@@ -1218,7 +1222,7 @@ impl Agent<'_> {
             let reason = if approved {
                 "approved by the run's grants".to_string()
             } else {
-                "not approved: this tool needs approval (grant its permission with --allow, or pass --yes)".to_string()
+                self.gate.refusal()
             };
             em.emit(AgentEvent::Approval {
                 tool: name.to_string(),
@@ -1227,7 +1231,7 @@ impl Agent<'_> {
             });
             if !approved {
                 return CallResult::error(
-                    format!("tool `{name}` was not run: {reason}"),
+                    format!("tool `{name}` was not run: not approved: {reason}"),
                     &skill_name,
                 );
             }
@@ -1337,6 +1341,9 @@ mod tests {
     impl ApprovalGate for NoGate {
         fn approve_tool(&self, _: &str, _: &str, _: &str) -> bool {
             false
+        }
+        fn refusal(&self) -> String {
+            "the test refuses every tool".into()
         }
     }
 

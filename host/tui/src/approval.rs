@@ -108,4 +108,8 @@ impl ApprovalGate for TuiGate {
             Answer::Deny => false,
         }
     }
+
+    fn refusal(&self) -> String {
+        "you declined it in the approval dialog".into()
+    }
 }
