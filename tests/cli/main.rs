@@ -729,3 +729,5 @@ fn git_skill_reads_and_commits_through_the_typed_imports() {
 mod audit_log;
 // `--allow` scopes that could never match, and error chains that repeat their cause.
 mod input_errors;
+// A newcomer's rough edges: log colours, commands named in the docs, global flags.
+mod newcomer;

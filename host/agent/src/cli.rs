@@ -46,8 +46,7 @@ grants come only from --allow and --capabilities.";
     version,
     about,
     after_help = AFTER_HELP,
-    propagate_version = true,
-    args_conflicts_with_subcommands = true
+    propagate_version = true
 )]
 pub struct Cli {
     #[command(flatten)]
@@ -57,6 +56,27 @@ pub struct Cli {
     pub tui: TuiArgs,
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+impl Cli {
+    /// The interface's own flags given together with a subcommand (which
+    /// would ignore them): their spellings, for a usage error. Global flags
+    /// work before or after the subcommand; these only without one.
+    pub fn interface_flags_with_command(&self) -> Vec<&'static str> {
+        if self.command.is_none() {
+            return Vec::new();
+        }
+        let p = &self.tui.provider_args;
+        [
+            ("--resume", self.tui.resume.is_some()),
+            ("--provider", p.provider.is_some()),
+            ("--model", p.model.is_some()),
+            ("--base-url", p.base_url.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(flag, given)| given.then_some(flag))
+        .collect()
+    }
 }
 
 /// `agent` without a command: the interactive interface.

@@ -21,7 +21,7 @@ mod workflow_cmd;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
 use crate::cli::{Cli, Command, exit};
 
@@ -38,6 +38,20 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    let misplaced = cli.interface_flags_with_command();
+    if !misplaced.is_empty() {
+        let _ = Cli::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                format!(
+                    "{} before the subcommand belong to the interactive interface; \
+                     give them after the subcommand (e.g. `agent run --model M ...`)",
+                    misplaced.join(", ")
+                ),
+            )
+            .print();
+        return ExitCode::from(exit::USAGE);
+    }
     let filter = if cli.global.verbose {
         "agent=debug,warn"
     } else {
@@ -47,6 +61,7 @@ fn main() -> ExitCode {
     // screen, so it logs nothing (`agent run` has the logs).
     let tui = cli.command.is_none();
     let _ = tracing_subscriber::fmt()
+        .with_ansi(log_colours())
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("AGENT_LOG")
                 .unwrap_or_else(|_| filter.into()),
@@ -102,4 +117,12 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::SecurityAudit(args) => security_cmd::run(&mut app, args),
         Command::Doctor(args) => doctor_cmd::run(&mut app, args),
     }
+}
+
+/// Log lines are coloured only on a terminal, and never with `NO_COLOR` set
+/// (to anything non-empty, as no-color.org asks).
+fn log_colours() -> bool {
+    use std::io::IsTerminal;
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    !no_color && std::io::stderr().is_terminal()
 }
