@@ -634,6 +634,8 @@ mod manifest_signing;
 mod security;
 // Hostile trees: bounded findings, unreadable directories, Latin-1 (issue 13).
 mod security_limits;
+// `--scanners secrets`: only the named scanners run; unknown names list the valid ones.
+mod security_scanners;
 
 // Deeply nested YAML (.security.yaml, --capabilities) refused by its limits, not a stack overflow.
 mod bounded_input;

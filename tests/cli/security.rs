@@ -44,7 +44,7 @@ pub(crate) fn sandbox() -> Sandbox {
     sb
 }
 
-fn fixtures() -> PathBuf {
+pub(crate) fn fixtures() -> PathBuf {
     workspace().join("tests/fixtures/security")
 }
 
@@ -100,7 +100,7 @@ fn materialize(text: &str) -> String {
     out
 }
 
-fn copy_tree(from: &Path, to: &Path) {
+pub(crate) fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("mkdir");
     for entry in std::fs::read_dir(from).expect("read fixture dir") {
         let entry = entry.expect("entry");
@@ -115,7 +115,7 @@ fn copy_tree(from: &Path, to: &Path) {
 }
 
 /// A temporary copy of `repos/<name>` with the fake secrets filled in.
-fn fixture(name: &str) -> tempfile::TempDir {
+pub(crate) fn fixture(name: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tmp");
     copy_tree(&fixtures().join("repos").join(name), dir.path());
     dir
@@ -125,7 +125,7 @@ fn osv() -> String {
     fixtures().join("osv").display().to_string()
 }
 
-fn audit(sb: &Sandbox, dir: &Path, extra: &[&str]) -> Output {
+pub(crate) fn audit(sb: &Sandbox, dir: &Path, extra: &[&str]) -> Output {
     let dir = dir.display().to_string();
     let osv = osv();
     let mut args = vec!["security-audit", dir.as_str(), "--osv", osv.as_str()];
@@ -134,7 +134,11 @@ fn audit(sb: &Sandbox, dir: &Path, extra: &[&str]) -> Output {
 }
 
 /// Runs a JSON audit; returns the exit code, the report and stderr.
-fn audit_json(sb: &Sandbox, dir: &Path, extra: &[&str]) -> (i32, serde_json::Value, String) {
+pub(crate) fn audit_json(
+    sb: &Sandbox,
+    dir: &Path,
+    extra: &[&str],
+) -> (i32, serde_json::Value, String) {
     let mut args = vec!["--output", "json"];
     args.extend_from_slice(extra);
     let out = audit(sb, dir, &args);
@@ -144,9 +148,9 @@ fn audit_json(sb: &Sandbox, dir: &Path, extra: &[&str]) -> (i32, serde_json::Val
     (code(&out), report, stderr)
 }
 
-type Triple = (String, String, u32);
+pub(crate) type Triple = (String, String, u32);
 
-fn triples(report: &serde_json::Value) -> Vec<Triple> {
+pub(crate) fn triples(report: &serde_json::Value) -> Vec<Triple> {
     let mut v: Vec<Triple> = report["findings"]
         .as_array()
         .expect("findings")

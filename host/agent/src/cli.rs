@@ -193,6 +193,8 @@ const SECURITY_AFTER_HELP: &str = concat!(
     "Offline by default: advisories come from --osv DIR. --online also asks the OSV API ",
     "(api.osv.dev), and only when net:fetch is granted with --allow net:fetch ",
     "(or net:fetch:https://api.osv.dev, or a --capabilities file); otherwise it is a usage error.\n\n",
+    "--scanners secrets (or sast, config, rules, deps, SKILL/SCANNER, comma-separated) runs only ",
+    "those scanners, e.g. in a pre-commit hook.\n\n",
     "Thresholds: --fail-on over .security.yaml `ci.fail_on` over config `security.fail_on` ",
     "(default high); --max-findings over `ci.max_findings`.\n\n",
     "Exit codes: 0 the findings pass the thresholds · 1 they do not (or the audit failed) · ",
@@ -239,6 +241,10 @@ pub struct SecurityAuditArgs {
     /// Skip files larger than this many bytes (default 1 MiB).
     #[arg(long, value_name = "BYTES")]
     pub max_file_size: Option<u64>,
+    /// Run only these scanners (comma-separated): a skill's scanner, bare
+    /// (`secrets`) or qualified (`security-base/secrets`), `rules` or `deps`.
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    pub scanners: Option<Vec<String>>,
 }
 
 /// Where the skill index is.

@@ -236,6 +236,11 @@ pub fn run(app: &mut App, args: SecurityAuditArgs) -> Result<u8> {
         .map_err(|e| usage(crate::error_chain::chain_line(&e)))?;
     agent_security::load_rules(&opts, &selected)
         .map_err(|e| usage(crate::error_chain::chain_line(&e)))?;
+    if let Some(names) = &args.scanners {
+        let names: Vec<String> = names.iter().map(|n| n.trim().to_string()).collect();
+        opts.scanners = agent_security::ScannerFilter::new(&selected, &names)
+            .map_err(|e| usage(crate::error_chain::chain_line(&e)))?;
+    }
 
     let ctx = app.call_context("security-audit")?;
     let runtime = app.runtime()?.clone();

@@ -21,6 +21,7 @@ use crate::deps::{AdvisorySources, DependencyVulnerability, audit_dependencies};
 use crate::diff::{DiffScope, diff_scope};
 use crate::finding::{Finding, Severity};
 use crate::limits::{Collector, FindingCaps, Truncated, rank_source};
+use crate::only::ScannerFilter;
 use crate::post::{Policy, Thresholds, Verdict, dedup, judge};
 use crate::rules::RuleSet;
 use crate::walk::{SkipReason, Skipped, Unreadable, WalkOptions, WalkedFile, read_text, walk};
@@ -71,6 +72,8 @@ pub struct AuditOptions {
     pub max_findings: Option<usize>,
     /// The caps on the findings kept (`security.max_findings_*`).
     pub caps: FindingCaps,
+    /// The scanners that run (`--scanners`; default every one).
+    pub scanners: ScannerFilter,
 }
 
 impl AuditOptions {
@@ -90,6 +93,7 @@ impl AuditOptions {
             config_fail_on: None,
             max_findings: None,
             caps: FindingCaps::DEFAULT,
+            scanners: ScannerFilter::all(),
         }
     }
 }
@@ -739,7 +743,10 @@ pub fn audit(
         bail!("{}: not a directory", root.display());
     }
     let selected = select_skills(skills, &opts.skills)?;
-    let (config, rules) = load_rules(opts, &selected)?;
+    let (config, mut rules) = load_rules(opts, &selected)?;
+    if !opts.scanners.runs_engine("rules") {
+        rules = RuleSet::new();
+    }
 
     let diff: Option<DiffScope> = match &opts.scope {
         Scope::Full => None,
@@ -755,7 +762,8 @@ pub fn audit(
     let walked = walk(root, &walk_opts)?;
 
     let mut errors = Vec::new();
-    let entries = list_scanners(runtime, ctx, &selected, &mut errors);
+    let mut entries = list_scanners(runtime, ctx, &selected, &mut errors);
+    entries.retain(|(e, _)| opts.scanners.runs(selected[e.skill].name(), &e.name));
     let scanner_infos: Vec<ScannerInfo> = entries
         .iter()
         .map(|(e, spec)| ScannerInfo {
@@ -840,8 +848,13 @@ pub fn audit(
 
     // Dependencies.
     let t = Instant::now();
+    let lockfiles: &[WalkedFile] = if opts.scanners.runs_engine("deps") {
+        &walked.lockfiles
+    } else {
+        &[]
+    };
     let dep = audit_dependencies(
-        &walked.lockfiles,
+        lockfiles,
         &AdvisorySources {
             osv_dir: opts.osv_dir.as_deref(),
             online: opts.online,
@@ -849,19 +862,19 @@ pub fn audit(
         },
         &config.banned,
     );
-    if !walked.lockfiles.is_empty() {
+    if !lockfiles.is_empty() {
         per.insert(
             "deps".into(),
             ScannerStats {
                 name: "deps".into(),
-                files: walked.lockfiles.len(),
+                files: lockfiles.len(),
                 findings: dep.findings.len(),
                 errors: dep.errors.len(),
                 millis: t.elapsed().as_millis() as u64,
             },
         );
     }
-    stats.lockfiles = walked.lockfiles.len();
+    stats.lockfiles = lockfiles.len();
     // The dependency audit is one more source, ranked after every file.
     let dep_findings = admit(&policy, diff.as_ref(), dep.findings);
     let ranked = rank_source(u32::MAX, dep_findings, &opts.caps, &mut cut);

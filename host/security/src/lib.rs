@@ -17,6 +17,7 @@ pub mod diff;
 mod engine;
 pub mod finding;
 pub mod limits;
+mod only;
 pub mod output;
 pub mod paths;
 pub mod post;
@@ -36,6 +37,7 @@ pub use engine::{
 };
 pub use finding::{Confidence, Finding, Location, Severity, UnknownSeverity, sort_findings};
 pub use limits::{FindingCaps, Truncated};
+pub use only::{ENGINE_SCANNERS, ScannerFilter, valid_names as scanner_names};
 pub use output::Format;
 pub use post::{
     Policy, Thresholds, Verdict, apply_allowlist, apply_overrides, dedup, evaluate, judge,
