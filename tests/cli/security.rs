@@ -1039,3 +1039,36 @@ fn scan_complete_hooks_receive_every_finding() {
     assert_eq!(server.requests().len(), 2, "no request without the grant");
     assert_eq!(code_failed, code_denied);
 }
+
+/// Issue 15, item 11: the JSON report names ecosystems as OSV does (`crates.io`, `npm`, not
+/// the Rust variant names), and a `database_specific.severity` word is reported as the
+/// database's severity, never as a CVSS vector.
+#[test]
+fn json_report_uses_osv_ecosystem_names_and_keeps_severity_words_out_of_cvss_vector() {
+    let sb = sandbox();
+    let (_, report, _) = audit_json(&sb, &fixtures().join("lockfiles"), &[]);
+    let ecosystems: std::collections::BTreeSet<&str> = report["packages"]
+        .as_array()
+        .expect("the report lists packages")
+        .iter()
+        .filter_map(|p| p["ecosystem"].as_str())
+        .collect();
+    assert!(ecosystems.contains("crates.io"), "ecosystems: {ecosystems:?}");
+    assert!(ecosystems.contains("npm"), "ecosystems: {ecosystems:?}");
+    assert!(
+        !ecosystems.contains("CratesIo") && !ecosystems.contains("Npm"),
+        "Rust variant names leaked into the report: {ecosystems:?}"
+    );
+    let vulns = report["vulnerabilities"].as_array().expect("vulnerabilities");
+    let smallvec = vulns
+        .iter()
+        .find(|v| v["id"] == "TEST-2026-0001")
+        .expect("the crates.io advisory (database_specific.severity MODERATE) is reported");
+    assert_eq!(smallvec["cvss_vector"], serde_json::Value::Null, "{smallvec}");
+    assert_eq!(smallvec["database_severity"], "MODERATE", "{smallvec}");
+    for v in vulns {
+        if let Some(vector) = v["cvss_vector"].as_str() {
+            assert!(vector.starts_with("CVSS:"), "not a CVSS vector: {v}");
+        }
+    }
+}

@@ -25,10 +25,13 @@ pub use osv::{Advisory, Affected, OsvDb, Range, RangeEvent, cvss_v3_base_score, 
 #[doc(hidden)]
 pub use zip::write_deflated as write_test_zip;
 
-/// A package ecosystem, named as OSV names it.
+/// A package ecosystem, named as OSV names it (also in JSON: `"crates.io"`, `"npm"`, ...; the
+/// Rust variant names are read as aliases).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Ecosystem {
+    #[serde(rename = "crates.io", alias = "CratesIo")]
     CratesIo,
+    #[serde(rename = "npm", alias = "Npm")]
     Npm,
     Go,
     PyPI,

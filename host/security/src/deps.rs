@@ -28,8 +28,12 @@ pub struct DependencyVulnerability {
     pub severity: Severity,
     /// The CVSS v3 base score, when known.
     pub cvss_score: Option<f64>,
-    /// The CVSS vector (or the database's severity word).
+    /// The CVSS vector (`CVSS:3.1/...`, `CVSS:4.0/...`), when the advisory carries one.
     pub cvss_vector: Option<String>,
+    /// The database's own severity word (`database_specific.severity`: `HIGH`, `MODERATE`, ...)
+    /// when the advisory carries no CVSS vector.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database_severity: Option<String>,
     /// The lowest fixed version above the package's, when published.
     pub fixed: Option<String>,
     /// Links.
@@ -217,7 +221,8 @@ pub fn audit_dependencies(
                 details: cut(&adv.details, 4000),
                 severity,
                 cvss_score: adv.cvss_score,
-                cvss_vector: adv.severity.clone(),
+                cvss_vector: adv.severity.clone().filter(|s| is_cvss_vector(s)),
+                database_severity: adv.severity.clone().filter(|s| !is_cvss_vector(s)),
                 fixed,
                 references: refs,
                 purl: p.purl(),
@@ -280,4 +285,10 @@ fn package_metadata(p: &Package) -> BTreeMap<String, String> {
     m.insert("ecosystem".into(), p.ecosystem.osv_name().to_string());
     m.insert("purl".into(), p.purl());
     m
+}
+
+/// Whether an advisory's severity string is a CVSS vector (`CVSS:3.1/...`) rather than a
+/// database's severity word (`HIGH`).
+fn is_cvss_vector(severity: &str) -> bool {
+    severity.starts_with("CVSS:")
 }

@@ -126,6 +126,7 @@ pub fn report() -> AuditReport {
         severity: Severity::High,
         cvss_score: Some(7.5),
         cvss_vector: Some("CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:H".into()),
+        database_severity: None,
         fixed: Some("0.12.3".into()),
         references: vec!["https://example.invalid/advisory".into()],
         purl: "pkg:pypi/flask@0.12".into(),
