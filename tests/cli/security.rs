@@ -1053,18 +1053,27 @@ fn json_report_uses_osv_ecosystem_names_and_keeps_severity_words_out_of_cvss_vec
         .iter()
         .filter_map(|p| p["ecosystem"].as_str())
         .collect();
-    assert!(ecosystems.contains("crates.io"), "ecosystems: {ecosystems:?}");
+    assert!(
+        ecosystems.contains("crates.io"),
+        "ecosystems: {ecosystems:?}"
+    );
     assert!(ecosystems.contains("npm"), "ecosystems: {ecosystems:?}");
     assert!(
         !ecosystems.contains("CratesIo") && !ecosystems.contains("Npm"),
         "Rust variant names leaked into the report: {ecosystems:?}"
     );
-    let vulns = report["vulnerabilities"].as_array().expect("vulnerabilities");
+    let vulns = report["vulnerabilities"]
+        .as_array()
+        .expect("vulnerabilities");
     let smallvec = vulns
         .iter()
         .find(|v| v["id"] == "TEST-2026-0001")
         .expect("the crates.io advisory (database_specific.severity MODERATE) is reported");
-    assert_eq!(smallvec["cvss_vector"], serde_json::Value::Null, "{smallvec}");
+    assert_eq!(
+        smallvec["cvss_vector"],
+        serde_json::Value::Null,
+        "{smallvec}"
+    );
     assert_eq!(smallvec["database_severity"], "MODERATE", "{smallvec}");
     for v in vulns {
         if let Some(vector) = v["cvss_vector"].as_str() {
