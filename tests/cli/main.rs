@@ -733,3 +733,5 @@ mod audit_log;
 mod input_errors;
 // A newcomer's rough edges: log colours, commands named in the docs, global flags.
 mod newcomer;
+// Issue 15, item 8: shell completions and the man page.
+mod completions;

@@ -167,6 +167,16 @@ pub enum Command {
     /// Check the database, the audit log and the caches; `--repair` recovers a damaged database.
     #[command(after_help = DOCTOR_AFTER_HELP)]
     Doctor(DoctorArgs),
+    /// Print a shell completion script: bash, zsh, fish or powershell.
+    #[command(after_help = crate::shell_cmd::COMPLETIONS_AFTER_HELP)]
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: crate::shell_cmd::CompletionShell,
+    },
+    /// Print the manual page (roff), e.g. `agent man > ~/.local/share/man/man1/agent.1`.
+    #[command(after_help = crate::shell_cmd::MAN_AFTER_HELP)]
+    Man,
 }
 
 const DOCTOR_AFTER_HELP: &str = concat!(

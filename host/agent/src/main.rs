@@ -15,6 +15,7 @@ mod scaffold;
 mod security_cmd;
 mod sessions_cmd;
 mod shadow;
+mod shell_cmd;
 mod skill_cmd;
 mod tui_cmd;
 mod workflow_cmd;
@@ -101,9 +102,23 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<u8> {
-    let mut app = app::App::new(cli.global)?;
-    let Some(command) = cli.command else {
-        return tui_cmd::run(&mut app, cli.tui);
+    // Generated from the flags alone: no configuration, no data directory
+    // (a broken config.toml must not break a shell's completion).
+    match cli.command {
+        Some(Command::Completions { shell }) => shell_cmd::completions(shell),
+        Some(Command::Man) => shell_cmd::man(),
+        command => run_with_app(cli.global, cli.tui, command),
+    }
+}
+
+fn run_with_app(
+    global: cli::GlobalArgs,
+    tui: cli::TuiArgs,
+    command: Option<Command>,
+) -> anyhow::Result<u8> {
+    let mut app = app::App::new(global)?;
+    let Some(command) = command else {
+        return tui_cmd::run(&mut app, tui);
     };
     match command {
         Command::Skill(cmd) => skill_cmd::run(&mut app, cmd),
@@ -116,6 +131,8 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Registry(cmd) => registry_cmd::registry(&mut app, cmd),
         Command::SecurityAudit(args) => security_cmd::run(&mut app, args),
         Command::Doctor(args) => doctor_cmd::run(&mut app, args),
+        Command::Completions { shell } => shell_cmd::completions(shell),
+        Command::Man => shell_cmd::man(),
     }
 }
 
