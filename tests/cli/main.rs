@@ -735,3 +735,5 @@ mod input_errors;
 mod newcomer;
 // Issue 15, item 8: shell completions and the man page.
 mod completions;
+// Issue 15, item 13: the spec's headless spellings (--headless, --approve-skills, --tools short names).
+mod headless;

@@ -49,6 +49,9 @@ pub struct App {
     pub project_root: PathBuf,
     pub global: GlobalArgs,
     pub interactive: bool,
+    /// `--approve-skills`: skills granted what they declare, for this run
+    /// (set before [`App::grants`]).
+    pub approved_skills: Vec<String>,
     store: Option<Arc<Store>>,
     grants: Option<Arc<GrantsAuthorizer>>,
     runtime: Option<Arc<Runtime>>,
@@ -93,6 +96,7 @@ impl App {
             project_root,
             global,
             interactive,
+            approved_skills: Vec::new(),
             store: None,
             grants: None,
             runtime: None,
@@ -174,6 +178,7 @@ impl App {
         } else {
             Grants::non_interactive(allow, audit)
         };
+        let grants = grants.with_approved_skills(self.approved_skills.iter().cloned());
         let auth = Arc::new(GrantsAuthorizer::new(Arc::new(grants)));
         self.grants = Some(auth.clone());
         Ok(auth)

@@ -36,7 +36,8 @@ const AFTER_HELP: &str = "\
 Exit codes: 0 success · 1 failure (tool error, refused skill, failed check) · 2 usage error · 3 provider error · 4 capability denied · 5 turn or time limit reached (agent run)
 
 Data: config in $XDG_CONFIG_HOME/agent, data in $XDG_DATA_HOME/agent, cache in $XDG_CACHE_HOME/agent;
-AGENT_HOME=DIR puts all three under DIR. Non-interactive runs (CI set, or no terminal) never prompt:
+AGENT_HOME=DIR puts all three under DIR. Headless: `agent --headless --prompt TEXT [FLAGS]` is
+`agent run --prompt TEXT [FLAGS]` (see `agent run --help`). Non-interactive runs (CI set, or no terminal) never prompt:
 grants come only from --allow and --capabilities.";
 
 /// agent — an AI coding agent whose every extension is a signed WebAssembly component.
@@ -313,10 +314,12 @@ pub enum RegistryCommand {
 }
 
 const RUN_AFTER_HELP: &str = concat!(
+    "`agent --headless ...` is `agent run ...` (the same flags, before or after it).\n\n",
     "The task comes from --prompt, --file, or standard input (when neither is given and stdin is ",
     "not a terminal).\n\n",
     "Tools that require approval (edit, write_file, exec, ...) are decided without prompting: they ",
-    "run when --yes is given, or when --allow grants the skill a permission beyond file:read; ",
+    "run when --yes is given, when --approve-skills names the skill, or when --allow grants the ",
+    "skill a permission beyond file:read; ",
     "otherwise the model is told the tool was not approved. The capabilities a tool then uses are ",
     "still checked against the grants.\n\n",
     "Exit codes: 0 the model gave its final answer (capability denials during the run are reported ",
@@ -407,9 +410,16 @@ pub struct RunArgs {
     /// Wall-clock limit, e.g. `120s`, `5m`, `500ms` (default: config `agent.timeout`).
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
-    /// Offer only these tools to the model (comma-separated names).
+    /// Offer only these tools to the model (comma-separated): tool names, or
+    /// the short names read=read_file, write=write_file, ls=list_dir,
+    /// grep=search, bash=exec, shell=exec.
     #[arg(long, value_delimiter = ',', value_name = "TOOLS")]
     pub tools: Option<Vec<String>>,
+    /// Grant these skills every permission their SKILL.yaml declares (and
+    /// approve their tools), for this run only: nothing is stored, and the
+    /// audit log records each grant as `granted:approve-skills`.
+    #[arg(long, value_delimiter = ',', value_name = "NAME[,NAME]")]
+    pub approve_skills: Vec<String>,
     /// Which model to talk to.
     #[command(flatten)]
     pub provider_args: ProviderArgs,

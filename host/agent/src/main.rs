@@ -8,6 +8,7 @@ mod cli;
 mod config_cmd;
 mod doctor_cmd;
 mod error_chain;
+mod headless;
 mod keys_cmd;
 mod registry_cmd;
 mod run_cmd;
@@ -17,6 +18,7 @@ mod sessions_cmd;
 mod shadow;
 mod shell_cmd;
 mod skill_cmd;
+mod tool_names;
 mod tui_cmd;
 mod workflow_cmd;
 
@@ -27,7 +29,7 @@ use clap::{CommandFactory, Parser};
 use crate::cli::{Cli, Command, exit};
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_from(headless::as_run(std::env::args_os().collect())) {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() {

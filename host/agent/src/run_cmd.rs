@@ -22,10 +22,13 @@ use anyhow::{Context, Result};
 use crate::app::{App, MAX_TOKENS};
 use crate::cli::{ProviderArgs, ProviderName, RunArgs, RunOutput, UsageError, exit};
 
-/// Approves tools that require approval without prompting: with `--yes`, or
-/// when `--allow` grants the skill a permission it declares beyond `file:read`.
+/// Approves tools that require approval without prompting: with `--yes`,
+/// for a skill named by `--approve-skills`, or when `--allow` grants the
+/// skill a permission it declares beyond `file:read`.
 pub(crate) struct HeadlessGate {
     yes: bool,
+    /// `--approve-skills`.
+    approved: Vec<String>,
     allow: AllowList,
     skills: Vec<(String, Vec<Permission>)>,
 }
@@ -35,6 +38,7 @@ impl HeadlessGate {
     pub(crate) fn new(yes: bool, allow: AllowList, skills: &[Skill]) -> HeadlessGate {
         HeadlessGate {
             yes,
+            approved: Vec::new(),
             allow,
             skills: skills
                 .iter()
@@ -44,9 +48,17 @@ impl HeadlessGate {
     }
 }
 
+impl HeadlessGate {
+    /// Also approve the tools of these skills (`--approve-skills`).
+    pub(crate) fn with_approved_skills(mut self, skills: &[String]) -> HeadlessGate {
+        self.approved = skills.to_vec();
+        self
+    }
+}
+
 impl ApprovalGate for HeadlessGate {
     fn approve_tool(&self, skill: &str, _tool: &str, _input_json: &str) -> bool {
-        if self.yes {
+        if self.yes || self.approved.iter().any(|s| s == skill) {
             return true;
         }
         let declared = self
@@ -65,6 +77,29 @@ impl ApprovalGate for HeadlessGate {
     fn refusal(&self) -> String {
         "this tool needs approval (grant its permission with --allow, or pass --yes)".into()
     }
+}
+
+/// The skills `--approve-skills` names, each checked against the skills
+/// discovery finds (their manifests only; nothing is loaded).
+///
+/// # Errors
+/// A name no skill has: a usage error naming the installed ones.
+fn approved_skills(app: &mut App, names: &[String]) -> Result<Vec<String>> {
+    if names.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (packages, _broken) = app.discover()?;
+    for name in names {
+        if !packages.iter().any(|p| &p.manifest.name == name) {
+            let known: Vec<&str> = packages.iter().map(|p| p.manifest.name.as_str()).collect();
+            return Err(UsageError(format!(
+                "--approve-skills: no skill named `{name}`; the skills here are: {}",
+                known.join(", ")
+            ))
+            .into());
+        }
+    }
+    Ok(names.to_vec())
 }
 
 /// Parses `120s`, `5m`, `500ms`, `1h` or plain seconds.
@@ -200,6 +235,7 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
     };
     // Flags are checked before anything is set up or stored.
     let allow = app.allowlist()?;
+    app.approved_skills = approved_skills(app, &args.approve_skills)?;
     let (provider, provider_name, model) = match provider_for(&args.provider_args, &config) {
         Ok(p) => p,
         Err(e) => {
@@ -239,7 +275,9 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
     let skills: Arc<Vec<Skill>> = Arc::new(app.load_all()?);
     let explicit = app.explicit_skills(&skills);
     let grants = app.grants()?;
-    let gate = Arc::new(HeadlessGate::new(args.yes, allow, &skills));
+    let gate = Arc::new(
+        HeadlessGate::new(args.yes, allow, &skills).with_approved_skills(&app.approved_skills),
+    );
     let runtime = app.runtime()?.clone();
     let services = app.services(
         "headless",
@@ -266,26 +304,10 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
         print_setup(&setup, &skills);
     }
     invoker.set_constraints(setup.constraints.clone());
-    if let Some(wanted) = &args.tools {
-        for w in wanted {
-            if !setup
-                .tools
-                .iter()
-                .any(|t| &t.name == w || &t.spec.name == w)
-            {
-                return Err(UsageError(format!(
-                    "--tools: no tool named `{w}` among the active skills' tools ({})",
-                    setup
-                        .tools
-                        .iter()
-                        .map(|t| t.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))
-                .into());
-            }
-        }
-    }
+    let tools = match &args.tools {
+        Some(wanted) => Some(crate::tool_names::resolve(wanted, &setup.tools)?),
+        None => None,
+    };
     let limits = RunLimits { max_turns, timeout };
     let mut agent = Agent::new(
         provider,
@@ -298,7 +320,7 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
         limits,
     )
     .with_setup(setup);
-    agent.allowlist = args.tools.clone();
+    agent.allowlist = tools;
     agent.grants = Some(grants);
     agent.max_tokens = MAX_TOKENS;
     agent.skill_usage = services.skill_usage;

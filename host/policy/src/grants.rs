@@ -26,6 +26,8 @@ pub enum GrantSource {
     AllowList,
     /// The config's `auto_approve` names the skill.
     AutoApprove,
+    /// `--approve-skills` names the skill: its declared permissions, for this run.
+    ApproveSkills,
 }
 
 impl GrantSource {
@@ -38,6 +40,7 @@ impl GrantSource {
             GrantSource::UserAlways => "user-always",
             GrantSource::AllowList => "allowlist",
             GrantSource::AutoApprove => "auto-approve",
+            GrantSource::ApproveSkills => "approve-skills",
         }
     }
 }
@@ -150,6 +153,8 @@ pub struct Grants {
     auto_approve: BTreeSet<String>,
     /// `--allow` grants that also apply in interactive sessions (granted without asking).
     flags: AllowList,
+    /// `--approve-skills`: these skills get what they declare, for this process only.
+    approved: BTreeSet<String>,
     session: Mutex<Session>,
     /// Serialises questions, so the user is asked one thing at a time and a second thread
     /// waiting on the same question sees the first answer.
@@ -213,6 +218,7 @@ impl Grants {
             audit,
             auto_approve: BTreeSet::new(),
             flags: AllowList::new(),
+            approved: BTreeSet::new(),
             session: Mutex::new(Session::default()),
             asking: Mutex::new(()),
             versions: Mutex::new(HashMap::new()),
@@ -231,6 +237,15 @@ impl Grants {
     /// construction.
     pub fn with_allowlist(mut self, allow: AllowList) -> Grants {
         self.flags = allow;
+        self
+    }
+
+    /// `--approve-skills`: these skills get every permission their manifest declares, for
+    /// this process only (nothing is stored; the audit log says `granted:approve-skills`).
+    /// Non-interactive runs grant it before the allowlist; interactive sessions where an
+    /// `--allow` flag would be (a stored "deny" still refuses).
+    pub fn with_approved_skills(mut self, skills: impl IntoIterator<Item = String>) -> Grants {
+        self.approved = skills.into_iter().collect();
         self
     }
 
@@ -363,6 +378,9 @@ impl Grants {
         }
         match &self.mode {
             Mode::NonInteractive { allow } => {
+                if self.approved.contains(skill) {
+                    return Decision::Granted(GrantSource::ApproveSkills);
+                }
                 if allow.matches(skill, permission, scope) {
                     return Decision::Granted(GrantSource::AllowList);
                 }
@@ -392,6 +410,9 @@ impl Grants {
                 );
                 if let Some(decided) = self.known(store, &key, scope, manifest) {
                     return decided;
+                }
+                if self.approved.contains(skill) {
+                    return Decision::Granted(GrantSource::ApproveSkills);
                 }
                 if self.flags.matches(skill, permission, scope) {
                     return Decision::Granted(GrantSource::AllowList);
@@ -685,6 +706,35 @@ mod tests {
             vec![
                 "core-tools shell:exec run git denied:undeclared",
                 "core-tools shell:exec  denied:undeclared"
+            ]
+        );
+    }
+
+    /// `--approve-skills`: the named skill gets what it declares, nothing it
+    /// does not, and no other skill gets anything; the audit says where the
+    /// grant came from.
+    #[test]
+    fn approved_skills_get_what_they_declare_and_nothing_else() {
+        let env = env();
+        let audit = Arc::new(AuditLog::open(&env.log).unwrap());
+        let ci = Grants::non_interactive(AllowList::new(), audit)
+            .with_approved_skills(["k8s".to_string()]);
+        let declared = ci.check("k8s", true, Permission::ShellExec, Some("kubectl"), "");
+        assert_eq!(declared, granted(GrantSource::ApproveSkills));
+        assert!(
+            !ci.check("k8s", false, Permission::NetFetch, None, "")
+                .is_granted()
+        );
+        assert!(
+            !ci.check("other", true, Permission::ShellExec, None, "")
+                .is_granted()
+        );
+        assert_eq!(
+            decisions(&env.log),
+            vec![
+                "k8s shell:exec kubectl granted:approve-skills",
+                "k8s net:fetch  denied:undeclared",
+                "other shell:exec  denied:not-allowed",
             ]
         );
     }
