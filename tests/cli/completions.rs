@@ -200,7 +200,33 @@ fn the_man_page_renders_and_names_the_subcommands() {
         "{help}"
     );
     let help = ok(&sb.agent(&["man", "--help"]));
-    assert!(help.contains("~/.local/share/man/man1/agent.1"), "{help}");
+    assert!(
+        help.contains("agent man --dir ~/.local/share/man/man1"),
+        "{help}"
+    );
+
+    // `--dir` writes the pages the main page points to, e.g. agent-skill-list.1.
+    let dir = sb.home.path().join("man/man1");
+    let out = ok(&sb.agent(&["man", "--dir", dir.to_str().expect("utf-8")]));
+    assert!(out.contains("wrote the manual pages"), "{out}");
+    for page in [
+        "agent.1",
+        "agent-skill.1",
+        "agent-skill-list.1",
+        "agent-run.1",
+        "agent-man.1",
+    ] {
+        assert!(dir.join(page).is_file(), "no {page} in {}", dir.display());
+    }
+    let run_page = std::fs::read(dir.join("agent-run.1")).expect("agent-run.1");
+    if have("groff") {
+        let rendered = run_with_stdin("groff", &["-k", "-man", "-Tutf8"], &run_page);
+        let page = strip_overstrike(&text(&rendered).0);
+        assert!(
+            page.contains("--prompt") && page.contains("--max-turns"),
+            "{page}"
+        );
+    }
 }
 
 /// `groff -Tutf8` marks bold and underline with backspaces (`N\bN`): keep

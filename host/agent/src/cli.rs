@@ -175,9 +175,14 @@ pub enum Command {
         #[arg(value_enum)]
         shell: crate::shell_cmd::CompletionShell,
     },
-    /// Print the manual page (roff), e.g. `agent man > ~/.local/share/man/man1/agent.1`.
+    /// Print the manual page (roff), or with --dir write a page per command.
     #[command(after_help = crate::shell_cmd::MAN_AFTER_HELP)]
-    Man,
+    Man {
+        /// Write every page (agent.1, agent-skill.1, agent-skill-list.1, ...)
+        /// into DIR (created if missing) instead of printing agent.1.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
 }
 
 const DOCTOR_AFTER_HELP: &str = concat!(

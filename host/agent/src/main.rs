@@ -108,7 +108,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
     // (a broken config.toml must not break a shell's completion).
     match cli.command {
         Some(Command::Completions { shell }) => shell_cmd::completions(shell),
-        Some(Command::Man) => shell_cmd::man(),
+        Some(Command::Man { dir }) => shell_cmd::man(dir.as_deref()),
         command => run_with_app(cli.global, cli.tui, command),
     }
 }
@@ -134,7 +134,7 @@ fn run_with_app(
         Command::SecurityAudit(args) => security_cmd::run(&mut app, args),
         Command::Doctor(args) => doctor_cmd::run(&mut app, args),
         Command::Completions { shell } => shell_cmd::completions(shell),
-        Command::Man => shell_cmd::man(),
+        Command::Man { dir } => shell_cmd::man(dir.as_deref()),
     }
 }
 

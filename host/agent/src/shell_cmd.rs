@@ -3,6 +3,7 @@
 //! (so they never drift from what the binary accepts).
 
 use std::io::Write;
+use std::path::Path;
 
 use anyhow::{Context, Result};
 use clap::{CommandFactory, ValueEnum};
@@ -42,11 +43,12 @@ Install (the script goes to standard output):
   powershell  agent completions powershell >> $PROFILE
 Open a new shell afterwards.";
 
-/// Where `man` finds the page (also in the command's `--help`).
+/// Where `man` finds the pages (also in the command's `--help`).
 pub const MAN_AFTER_HELP: &str = "\
-Install (the page goes to standard output, in roff):
-  mkdir -p ~/.local/share/man/man1 && agent man > ~/.local/share/man/man1/agent.1
-Then `man agent`. To read it without installing: agent man | man -l -";
+Install every page (agent.1 and one per command, e.g. agent-skill-list.1):
+  agent man --dir ~/.local/share/man/man1
+Then `man agent`, `man agent-run`. Only the main page: agent man > ~/.local/share/man/man1/agent.1
+To read it without installing: agent man | man -l -";
 
 /// Write the completion script for `shell` to standard output.
 pub fn completions(shell: CompletionShell) -> Result<u8> {
@@ -56,8 +58,17 @@ pub fn completions(shell: CompletionShell) -> Result<u8> {
     write_stdout(&out)
 }
 
-/// Write the roff manual page to standard output.
-pub fn man() -> Result<u8> {
+/// Write the roff manual page to standard output, or with `dir` one page
+/// per command into `dir` (their names printed).
+pub fn man(dir: Option<&Path>) -> Result<u8> {
+    if let Some(dir) = dir {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("--dir {}: creating the directory", dir.display()))?;
+        clap_mangen::generate_to(Cli::command(), dir)
+            .with_context(|| format!("--dir {}: writing the manual pages", dir.display()))?;
+        println!("wrote the manual pages to {}", dir.display());
+        return Ok(exit::OK);
+    }
     let mut out = Vec::new();
     clap_mangen::Man::new(Cli::command())
         .render(&mut out)
