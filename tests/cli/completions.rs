@@ -69,6 +69,10 @@ COMPREPLY=()
 COMP_WORDS=(agent skill li); COMP_CWORD=2; COMP_LINE='agent skill li'; COMP_POINT=${{#COMP_LINE}}
 "$fn" agent li skill
 echo "skill: ${{COMPREPLY[*]}}"
+COMPREPLY=()
+COMP_WORDS=(agent --headl); COMP_CWORD=1; COMP_LINE='agent --headl'; COMP_POINT=${{#COMP_LINE}}
+"$fn" agent --headl agent
+echo "flag: ${{COMPREPLY[*]}}"
 "#,
         script = path.display()
     );
@@ -97,6 +101,16 @@ echo "skill: ${{COMPREPLY[*]}}"
     assert_eq!(
         top.split_whitespace().skip(1).collect::<Vec<_>>(),
         ["skill"],
+        "{stdout}"
+    );
+    // The spec's `--headless` spelling is offered too.
+    let flag = stdout
+        .lines()
+        .find(|l| l.starts_with("flag:"))
+        .expect("flag line");
+    assert_eq!(
+        flag.split_whitespace().skip(1).collect::<Vec<_>>(),
+        ["--headless"],
         "{stdout}"
     );
     let sub = stdout

@@ -141,6 +141,13 @@ fn headless_prompt_behaves_as_run_prompt() {
         "{stderr}"
     );
     assert!(unused.requests().is_empty());
+
+    // `agent --help` documents it.
+    let help = ok(&sb.agent(&["--help"]));
+    assert!(
+        help.contains("--headless") && help.contains("is `agent run ARGS`"),
+        "{help}"
+    );
 }
 
 /// `--approve-skills core-tools` grants core-tools what its SKILL.yaml

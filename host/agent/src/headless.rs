@@ -13,6 +13,29 @@ use crate::cli::Cli;
 /// The spelling.
 const FLAG: &str = "--headless";
 
+/// The command-line definition with `--headless` documented, for `--help`,
+/// the completion scripts and the man page. Parsing goes through
+/// [`as_run`] first, so the flag itself never reaches the parsed [`Cli`].
+pub fn command() -> clap::Command {
+    Cli::command().arg(
+        clap::Arg::new("headless")
+            .long("headless")
+            .action(clap::ArgAction::SetTrue)
+            .help("Run without the interface: `agent --headless ARGS` is `agent run ARGS` (every `run` flag is accepted)"),
+    )
+}
+
+/// Parses `args` (the program name first) as [`Cli`], `--headless` included.
+///
+/// # Errors
+/// clap's usage errors (and `--help`/`--version`, which clap reports as errors).
+pub fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
+    use clap::FromArgMatches;
+    let mut cmd = command();
+    let matches = cmd.try_get_matches_from_mut(as_run(args))?;
+    Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))
+}
+
 /// `args` (the program name first) with a top-level `--headless` turned
 /// into the `run` subcommand; anything else unchanged.
 pub fn as_run(args: Vec<OsString>) -> Vec<OsString> {

@@ -24,12 +24,12 @@ mod workflow_cmd;
 
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser};
+use clap::CommandFactory;
 
 use crate::cli::{Cli, Command, exit};
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse_from(headless::as_run(std::env::args_os().collect())) {
+    let cli = match headless::parse(std::env::args_os().collect()) {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() {

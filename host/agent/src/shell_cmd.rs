@@ -6,9 +6,9 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use clap::{CommandFactory, ValueEnum};
+use clap::ValueEnum;
 
-use crate::cli::{Cli, exit};
+use crate::cli::exit;
 
 /// The shells `agent completions` writes a script for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -52,7 +52,7 @@ To read it without installing: agent man | man -l -";
 
 /// Write the completion script for `shell` to standard output.
 pub fn completions(shell: CompletionShell) -> Result<u8> {
-    let mut cmd = Cli::command();
+    let mut cmd = crate::headless::command();
     let mut out = Vec::new();
     clap_complete::generate(shell.generator(), &mut cmd, "agent", &mut out);
     write_stdout(&out)
@@ -64,13 +64,13 @@ pub fn man(dir: Option<&Path>) -> Result<u8> {
     if let Some(dir) = dir {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("--dir {}: creating the directory", dir.display()))?;
-        clap_mangen::generate_to(Cli::command(), dir)
+        clap_mangen::generate_to(crate::headless::command(), dir)
             .with_context(|| format!("--dir {}: writing the manual pages", dir.display()))?;
         println!("wrote the manual pages to {}", dir.display());
         return Ok(exit::OK);
     }
     let mut out = Vec::new();
-    clap_mangen::Man::new(Cli::command())
+    clap_mangen::Man::new(crate::headless::command())
         .render(&mut out)
         .context("rendering the manual page")?;
     write_stdout(&out)
