@@ -661,3 +661,74 @@ fn the_repository_index_installs_its_examples_offline() {
         String::from_utf8_lossy(&status.stdout)
     );
 }
+
+/// Every component published in the repository's `registry-index/` was built
+/// against `agent:skill@0.1.0`, frozen in `wit/0.1.0/` since the contract
+/// became 0.2.0. Each still installs from the index with its real signature,
+/// is reported as a 0.1.0 component running through the adapter, and runs:
+/// the tools are called, every skill passes `skill test` (which loads it and
+/// calls its exports' listing functions).
+#[test]
+fn every_published_0_1_0_component_installs_and_runs_through_the_adapter() {
+    let sb = sandbox();
+    let index = workspace().join("registry-index");
+    let key = index.join("keys").join("90dbe1d66cd053ff.pub");
+    ok(&sb.agent(&["keys", "trust", s(&key)]));
+    let published = [
+        "rust-hello",
+        "js-hello",
+        "kubernetes",
+        "database",
+        "ddd-expert",
+        "rfc-writer",
+        "hipaa-compliance",
+        "i18n-output",
+    ];
+    let old = agent_runtime::contract::V0_1_0;
+    let latest = agent_runtime::contract::LATEST;
+    for name in published {
+        ok(&sb.agent(&["skill", "install", name, "--index", s(&index)]));
+        let dir = sb.paths().user_skills_dir().join(name);
+        let report = ok(&sb.agent(&["skill", "inspect", s(&dir)]));
+        println!("{name}:\n{report}");
+        assert!(
+            report.contains(&format!(
+                "contract: {old} (runs through this agent's adapter to {latest})"
+            )),
+            "{name}: {report}"
+        );
+        assert!(
+            report.contains(&format!("{}/", agent_runtime::contract::PACKAGE))
+                && report.contains(&format!("@{}", old.as_str())),
+            "{name} names its 0.1.0 interfaces: {report}"
+        );
+        let tested = ok(&sb.agent(&["skill", "test", s(&dir)]));
+        assert!(
+            tested.contains("signed by key 90dbe1d66cd053ff") && tested.contains("PASS"),
+            "{name}: {tested}"
+        );
+    }
+    let greeting = ok(&sb.agent(&[
+        "skill",
+        "call",
+        "rust-hello",
+        "greet",
+        "--input",
+        r#"{"name":"adapter"}"#,
+    ]));
+    assert!(greeting.contains("Hello, adapter!"), "{greeting}");
+    let summary = ok(&sb.agent(&["skill", "call", "rust-hello", "project_summary"]));
+    assert!(
+        summary.contains("mode: cli"),
+        "the 0.1.0 project import answered: {summary}"
+    );
+    let slug = ok(&sb.agent(&[
+        "skill",
+        "call",
+        "js-hello",
+        "slugify",
+        "--input",
+        r#"{"text":"Old Contract, New Host"}"#,
+    ]));
+    assert!(slug.contains("old-contract-new-host"), "{slug}");
+}
