@@ -151,7 +151,7 @@ fn prepare(engine: &Engine, bytes: &[u8]) -> Prepared {
     }
     let pre = linker.instantiate_pre(&component).expect("instantiate_pre");
     let tool = component
-        .get_export_index(None, &agent_runtime::contract::LATEST.interface("tool"))
+        .get_export_index(None, agent_runtime::contract::LATEST.interface("tool"))
         .expect("tool export");
     let call_tool = component
         .get_export_index(Some(&tool), "call-tool")

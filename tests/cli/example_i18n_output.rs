@@ -109,7 +109,6 @@ fn built_example(sb: &Sandbox) -> (tempfile::TempDir, PathBuf) {
         );
     }
 
-
     let report = ok(&sb.agent(&["skill", "test", d]));
     assert!(report.contains("PASS  i18n-output"), "{report}");
     (scratch, dir)

@@ -178,7 +178,10 @@ async fn the_mount_query_answers_by_the_calls_file_intent() {
     // Not declared, so it needs approval: the call may write, file:write is
     // granted, the mount is read-write.
     let writer = h
-        .load_hostile("mount-writer", "permissions: [file:read, file:write, shell:exec]\n")
+        .load_hostile(
+            "mount-writer",
+            "permissions: [file:read, file:write, shell:exec]\n",
+        )
         .expect("load");
     assert_eq!(h.call_ok(&writer, "mount", json!({})).await, "read-write");
 
@@ -231,7 +234,11 @@ async fn a_component_of_an_unknown_contract_version_is_refused_naming_the_suppor
         let component = renamed_contract(&hostile(), V0_2_0.as_str(), version);
         let name = format!("future-{}", version.replace('.', "-"));
         let err = h
-            .load_guest(&component, &name, "permissions: [shell:exec]\nexec: [echo]\n")
+            .load_guest(
+                &component,
+                &name,
+                "permissions: [shell:exec]\nexec: [echo]\n",
+            )
             .expect_err("an unknown contract version must be refused");
         let message = err.to_string();
         println!("{version}: {message}");
@@ -265,6 +272,10 @@ async fn a_component_of_an_unknown_contract_version_is_refused_naming_the_suppor
     }
     // The same bytes with the contract left alone load: only the version
     // made the difference.
-    h.load_guest(&hostile(), "today", "permissions: [shell:exec]\nexec: [echo]\n")
-        .expect("the unrenamed component loads");
+    h.load_guest(
+        &hostile(),
+        "today",
+        "permissions: [shell:exec]\nexec: [echo]\n",
+    )
+    .expect("the unrenamed component loads");
 }

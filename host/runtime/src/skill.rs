@@ -456,8 +456,7 @@ impl Runtime {
                     exports.scanner = Some(ScannerIndices::new(&pre, version).map_err(idx_err)?)
                 }
                 ExportKind::Transform => {
-                    exports.transform =
-                        Some(TransformIndices::new(&pre, version).map_err(idx_err)?)
+                    exports.transform = Some(TransformIndices::new(&pre, version).map_err(idx_err)?)
                 }
                 ExportKind::Hooks => {
                     exports.hooks = Some(HooksIndices::new(&pre, version).map_err(idx_err)?)

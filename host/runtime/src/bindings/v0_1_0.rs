@@ -184,8 +184,8 @@ impl From<latest::syntax::QueryMatch> for syntax::QueryMatch {
     }
 }
 
-use super::{prompt as prompt_now, scanner as scanner_now, transform as transform_now};
 use super::workflow as workflow_now;
+use super::{prompt as prompt_now, scanner as scanner_now, transform as transform_now};
 
 same_record!(prompt_now::PromptContext => prompt::PromptContext { mode, user_message, languages, max_tokens });
 same_record!(prompt::PromptFragment => prompt_now::PromptFragment { title, content, priority });
