@@ -622,6 +622,9 @@ mod budgets;
 // The skill registry: publish, git-served index, install/update/remove, refused attacks.
 mod registry;
 
+// The versioned agent:skill contract: published 0.1.0 components, a 0.2.0 hook-only skill.
+mod contract;
+
 // The built-in git skill with a hostile global git configuration.
 mod git_config;
 // Host stack traces (RUST_BACKTRACE=1) never reach a skill or the model.
