@@ -32,7 +32,7 @@ const INDEX_KEY: &str = "90dbe1d66cd053ff";
 fn every_published_0_1_0_component_installs_and_runs_through_the_adapter() {
     let sb = sandbox();
     let index = workspace().join("registry-index");
-    let key = index.join("keys").join(&format!("{INDEX_KEY}.pub"));
+    let key = index.join("keys").join(format!("{INDEX_KEY}.pub"));
     ok(&sb.agent(&["keys", "trust", s(&key)]));
     let published = [
         "rust-hello",
