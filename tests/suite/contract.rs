@@ -9,7 +9,8 @@
 //! - `project.mount` (new in 0.2.0) answers `read-only` or `read-write`
 //!   according to the call's file intent, and `none` without a grant.
 //! - A component built against a version this host does not link is
-//!   refused at load, and the message names the versions it supports.
+//!   refused at load, and the message names the versions it supports; so
+//!   is one that mixes two supported versions.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -278,4 +279,42 @@ async fn a_component_of_an_unknown_contract_version_is_refused_naming_the_suppor
         "permissions: [shell:exec]\nexec: [echo]\n",
     )
     .expect("the unrenamed component loads");
+}
+
+/// A component is bound to one contract: one whose `exec` import says 0.1.0
+/// while the rest says 0.2.0 (each version on its own would load) is
+/// refused, naming both versions.
+#[tokio::test]
+async fn a_component_mixing_two_supported_versions_is_refused() {
+    let h = Harness::new(&["shell:exec"]);
+    let exec_now = V0_2_0.interface("exec");
+    let exec_then = V0_1_0.interface("exec");
+    let mut component = hostile().to_vec();
+    let at = find(&component, exec_now.as_bytes()).expect("an exec import");
+    component[at..at + exec_then.len()].copy_from_slice(exec_then.as_bytes());
+    let err = h
+        .load_guest(
+            &component,
+            "mixed",
+            "permissions: [shell:exec]\nexec: [echo]\n",
+        )
+        .expect_err("a mixed component must be refused");
+    let message = err.to_string();
+    println!("{message}");
+    let LoadError::Mismatch { problems, .. } = &err else {
+        panic!("expected a mismatch, got {err:?}")
+    };
+    assert!(
+        problems.contains(&Mismatch::MixedContract {
+            versions: "agent:skill@0.1.0, agent:skill@0.2.0".into(),
+        }),
+        "{problems:?}"
+    );
+    assert!(
+        message.contains(
+            "the component mixes contract versions (agent:skill@0.1.0, agent:skill@0.2.0); build it against one version of agent:skill"
+        ),
+        "{message}"
+    );
+    assert!(h.audit_of("mixed").is_empty());
 }
