@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Build dist/js_hello.wasm from src/skill.js.
 //
-// The WIT is the repository's wit/ (package agent:skill@0.1.0). The default
+// The WIT is the repository's wit/ (package agent:skill@0.2.0). The default
 // world is wit/js-hello.wit here: `tool-skill` narrowed to the `log` import
 // and the `tool` export (see that file for why). build.mjs stages it in a
 // temporary directory with ../../wit as deps/agent-skill.
@@ -33,7 +33,7 @@ import { parseArgs } from "node:util";
 import * as schemas from "./src/schemas.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const AGENT_WIT_DIR = resolve(here, "../../wit"); // package agent:skill@0.1.0
+const AGENT_WIT_DIR = resolve(here, "../../wit"); // package agent:skill@0.2.0
 const LOCAL_WIT_DIR = join(here, "wit"); // world js-hello
 const ENTRY = join(here, "src", "skill.js");
 // Tool name -> its schema in src/schemas.js; the files are what SKILL.yaml names.
@@ -173,7 +173,7 @@ const exports = [...worldBody.matchAll(/^\s*export ([^;]+);/gm)].map((m) => m[1]
 
 const forbidden = imports.filter((i) => /^wasi:(http|sockets)\//.test(i));
 if (forbidden.length) die(`component imports ${forbidden.join(", ")}, which the agent host does not link`);
-if (!exports.includes("agent:skill/tool@0.1.0")) die("component does not export agent:skill/tool@0.1.0");
+if (!exports.includes("agent:skill/tool@0.2.0")) die("component does not export agent:skill/tool@0.2.0");
 
 let validated = "not checked (wasm-tools not on PATH)";
 try {

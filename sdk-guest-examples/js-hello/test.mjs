@@ -80,7 +80,7 @@ try {
 } finally {
   await rm(dir, { recursive: true, force: true });
 }
-const tool = exports.tool ?? exports["agent:skill/tool@0.1.0"] ?? exports["agent:skill/tool"];
+const tool = exports.tool ?? exports["agent:skill/tool@0.2.0"] ?? exports["agent:skill/tool"];
 
 // --- checks ----------------------------------------------------------------
 let passed = 0;

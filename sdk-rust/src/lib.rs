@@ -1,5 +1,5 @@
 //! The Rust SDK for `agent` skills: WebAssembly components (target
-//! `wasm32-wasip2`) built against the WIT package `agent:skill@0.1.0`.
+//! `wasm32-wasip2`) built against the latest `agent:skill` WIT package (0.2.0, in `wit/`).
 //!
 //! A tool skill is a `cdylib` crate with a function that builds a
 //! [`Toolbox`] and one [`export_tools!`] call:

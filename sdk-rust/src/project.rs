@@ -34,3 +34,16 @@ pub fn build_system() -> Option<String> {
 pub fn mode() -> String {
     imp::mode()
 }
+
+/// How the project root is mounted for this call (contract 0.2.0).
+pub use crate::wit::tool_skill::agent::skill::project::MountMode;
+
+/// How the project root is mounted at [`guest_root`] for this call:
+/// [`MountMode::None`] (no file access), [`MountMode::ReadOnly`] (`file:read`,
+/// or a call that may only read: a tool declared `requires_approval: false`,
+/// a transform, a hook event, a scanner) or [`MountMode::ReadWrite`]
+/// (`file:write` granted for a call that may write). Ask before writing
+/// instead of failing on the first write.
+pub fn mount() -> MountMode {
+    imp::mount()
+}

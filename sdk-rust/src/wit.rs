@@ -1,4 +1,4 @@
-//! Raw bindings to the `agent:skill@0.1.0` WIT package, one module per world.
+//! Raw bindings to the `agent:skill` WIT package (the latest version, in `wit/`), one module per world.
 //!
 //! Every world has its own module so that a component exports only the
 //! interfaces of its skill type: the host compares a component's exports
@@ -14,6 +14,10 @@
 //! it directly: tool skills use [`export_tools!`](crate::export_tools), the
 //! other types implement the world's `Guest` trait and call, for example,
 //! `agent_skill_sdk::wit::prompt_skill::export!(MyPrompt);`.
+//!
+//! The `with` keys below spell the contract version (`@0.2.0`): wit-bindgen
+//! matches them exactly and takes only literals. They are the only version
+//! literals in Rust; change them with `wit/` when the contract moves on.
 //!
 //! Imports a component does not call are dropped when the component is
 //! built (by `wit-component`, run by the `wasm32-wasip2` linker), so linking
@@ -44,11 +48,11 @@ pub mod prompt_skill {
         pub_export_macro: true,
         default_bindings_module: "agent_skill_sdk::wit::prompt_skill",
         with: {
-            "agent:skill/types@0.1.0": crate::wit::tool_skill::agent::skill::types,
-            "agent:skill/log@0.1.0": crate::wit::tool_skill::agent::skill::log,
-            "agent:skill/project@0.1.0": crate::wit::tool_skill::agent::skill::project,
-            "agent:skill/config@0.1.0": crate::wit::tool_skill::agent::skill::config,
-            "agent:skill/syntax@0.1.0": crate::wit::tool_skill::agent::skill::syntax,
+            "agent:skill/types@0.2.0": crate::wit::tool_skill::agent::skill::types,
+            "agent:skill/log@0.2.0": crate::wit::tool_skill::agent::skill::log,
+            "agent:skill/project@0.2.0": crate::wit::tool_skill::agent::skill::project,
+            "agent:skill/config@0.2.0": crate::wit::tool_skill::agent::skill::config,
+            "agent:skill/syntax@0.2.0": crate::wit::tool_skill::agent::skill::syntax,
         },
     });
 }
@@ -65,17 +69,17 @@ pub mod workflow_skill {
         pub_export_macro: true,
         default_bindings_module: "agent_skill_sdk::wit::workflow_skill",
         with: {
-            "agent:skill/types@0.1.0": crate::wit::tool_skill::agent::skill::types,
-            "agent:skill/log@0.1.0": crate::wit::tool_skill::agent::skill::log,
-            "agent:skill/project@0.1.0": crate::wit::tool_skill::agent::skill::project,
-            "agent:skill/config@0.1.0": crate::wit::tool_skill::agent::skill::config,
-            "agent:skill/syntax@0.1.0": crate::wit::tool_skill::agent::skill::syntax,
-            "agent:skill/exec@0.1.0": crate::wit::tool_skill::agent::skill::exec,
-            "agent:skill/http@0.1.0": crate::wit::tool_skill::agent::skill::http,
-            "agent:skill/llm@0.1.0": crate::wit::tool_skill::agent::skill::llm,
-            "agent:skill/git@0.1.0": crate::wit::tool_skill::agent::skill::git,
-            "agent:skill/git-write@0.1.0": crate::wit::tool_skill::agent::skill::git_write,
-            "agent:skill/skills@0.1.0": crate::wit::tool_skill::agent::skill::skills,
+            "agent:skill/types@0.2.0": crate::wit::tool_skill::agent::skill::types,
+            "agent:skill/log@0.2.0": crate::wit::tool_skill::agent::skill::log,
+            "agent:skill/project@0.2.0": crate::wit::tool_skill::agent::skill::project,
+            "agent:skill/config@0.2.0": crate::wit::tool_skill::agent::skill::config,
+            "agent:skill/syntax@0.2.0": crate::wit::tool_skill::agent::skill::syntax,
+            "agent:skill/exec@0.2.0": crate::wit::tool_skill::agent::skill::exec,
+            "agent:skill/http@0.2.0": crate::wit::tool_skill::agent::skill::http,
+            "agent:skill/llm@0.2.0": crate::wit::tool_skill::agent::skill::llm,
+            "agent:skill/git@0.2.0": crate::wit::tool_skill::agent::skill::git,
+            "agent:skill/git-write@0.2.0": crate::wit::tool_skill::agent::skill::git_write,
+            "agent:skill/skills@0.2.0": crate::wit::tool_skill::agent::skill::skills,
         },
     });
 }
@@ -92,13 +96,13 @@ pub mod scanner_skill {
         pub_export_macro: true,
         default_bindings_module: "agent_skill_sdk::wit::scanner_skill",
         with: {
-            "agent:skill/types@0.1.0": crate::wit::tool_skill::agent::skill::types,
-            "agent:skill/log@0.1.0": crate::wit::tool_skill::agent::skill::log,
-            "agent:skill/project@0.1.0": crate::wit::tool_skill::agent::skill::project,
-            "agent:skill/config@0.1.0": crate::wit::tool_skill::agent::skill::config,
-            "agent:skill/syntax@0.1.0": crate::wit::tool_skill::agent::skill::syntax,
-            "agent:skill/http@0.1.0": crate::wit::tool_skill::agent::skill::http,
-            "agent:skill/llm@0.1.0": crate::wit::tool_skill::agent::skill::llm,
+            "agent:skill/types@0.2.0": crate::wit::tool_skill::agent::skill::types,
+            "agent:skill/log@0.2.0": crate::wit::tool_skill::agent::skill::log,
+            "agent:skill/project@0.2.0": crate::wit::tool_skill::agent::skill::project,
+            "agent:skill/config@0.2.0": crate::wit::tool_skill::agent::skill::config,
+            "agent:skill/syntax@0.2.0": crate::wit::tool_skill::agent::skill::syntax,
+            "agent:skill/http@0.2.0": crate::wit::tool_skill::agent::skill::http,
+            "agent:skill/llm@0.2.0": crate::wit::tool_skill::agent::skill::llm,
         },
     });
 }
@@ -115,12 +119,12 @@ pub mod transform_skill {
         pub_export_macro: true,
         default_bindings_module: "agent_skill_sdk::wit::transform_skill",
         with: {
-            "agent:skill/types@0.1.0": crate::wit::tool_skill::agent::skill::types,
-            "agent:skill/log@0.1.0": crate::wit::tool_skill::agent::skill::log,
-            "agent:skill/project@0.1.0": crate::wit::tool_skill::agent::skill::project,
-            "agent:skill/config@0.1.0": crate::wit::tool_skill::agent::skill::config,
-            "agent:skill/syntax@0.1.0": crate::wit::tool_skill::agent::skill::syntax,
-            "agent:skill/llm@0.1.0": crate::wit::tool_skill::agent::skill::llm,
+            "agent:skill/types@0.2.0": crate::wit::tool_skill::agent::skill::types,
+            "agent:skill/log@0.2.0": crate::wit::tool_skill::agent::skill::log,
+            "agent:skill/project@0.2.0": crate::wit::tool_skill::agent::skill::project,
+            "agent:skill/config@0.2.0": crate::wit::tool_skill::agent::skill::config,
+            "agent:skill/syntax@0.2.0": crate::wit::tool_skill::agent::skill::syntax,
+            "agent:skill/llm@0.2.0": crate::wit::tool_skill::agent::skill::llm,
         },
     });
 }
@@ -136,11 +140,11 @@ pub mod hook_skill {
         pub_export_macro: true,
         default_bindings_module: "agent_skill_sdk::wit::hook_skill",
         with: {
-            "agent:skill/types@0.1.0": crate::wit::tool_skill::agent::skill::types,
-            "agent:skill/log@0.1.0": crate::wit::tool_skill::agent::skill::log,
-            "agent:skill/project@0.1.0": crate::wit::tool_skill::agent::skill::project,
-            "agent:skill/config@0.1.0": crate::wit::tool_skill::agent::skill::config,
-            "agent:skill/syntax@0.1.0": crate::wit::tool_skill::agent::skill::syntax,
+            "agent:skill/types@0.2.0": crate::wit::tool_skill::agent::skill::types,
+            "agent:skill/log@0.2.0": crate::wit::tool_skill::agent::skill::log,
+            "agent:skill/project@0.2.0": crate::wit::tool_skill::agent::skill::project,
+            "agent:skill/config@0.2.0": crate::wit::tool_skill::agent::skill::config,
+            "agent:skill/syntax@0.2.0": crate::wit::tool_skill::agent::skill::syntax,
         },
     });
 }

@@ -110,7 +110,7 @@ fn prepare(engine: &Engine, bytes: &[u8]) -> Prepared {
     let mut linker = Linker::<State>::new(engine);
     wasmtime_wasi::p2::add_to_linker_async(&mut linker).expect("wasi");
     let mut project = linker
-        .instance("agent:skill/project@0.1.0")
+        .instance(&agent_runtime::contract::LATEST.interface("project"))
         .expect("project instance");
     project
         .func_wrap("name", |_, (): ()| Ok(("project".to_string(),)))
@@ -151,7 +151,7 @@ fn prepare(engine: &Engine, bytes: &[u8]) -> Prepared {
     }
     let pre = linker.instantiate_pre(&component).expect("instantiate_pre");
     let tool = component
-        .get_export_index(None, "agent:skill/tool@0.1.0")
+        .get_export_index(None, agent_runtime::contract::LATEST.interface("tool"))
         .expect("tool export");
     let call_tool = component
         .get_export_index(Some(&tool), "call-tool")

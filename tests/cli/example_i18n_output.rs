@@ -69,16 +69,9 @@ fn built_example(sb: &Sandbox) -> (tempfile::TempDir, PathBuf) {
     let (key_file, _) = key.write_pair(scratch.path(), "ci").expect("key file");
     let key_file = key_file.to_str().expect("utf-8 path");
 
-    // The example carries the repository's WIT package unchanged.
-    for file in ["types.wit", "imports.wit", "exports.wit", "worlds.wit"] {
-        let ours = std::fs::read_to_string(dir.join("wit/deps/agent-skill").join(file));
-        let repo = std::fs::read_to_string(workspace().join("wit").join(file));
-        assert_eq!(
-            ours.expect("example wit"),
-            repo.expect("repo wit"),
-            "sdk-guest-examples/i18n-output/wit/deps/agent-skill/{file} differs from wit/{file}"
-        );
-    }
+    // The example commits no copy of the contract: `agent skill build`
+    // writes it from the one the agent was built with.
+    assert!(!dir.join("wit/deps").exists());
 
     // Without node_modules the build stops, naming the command to run.
     let out = sb.agent(&["skill", "build", d, "--key", key_file]);
@@ -104,6 +97,17 @@ fn built_example(sb: &Sandbox) -> (tempfile::TempDir, PathBuf) {
         "{built}"
     );
     assert!(dir.join("dist/i18n_output.wasm").is_file());
+    assert!(built.contains("wrote wit/deps/agent-skill/"), "{built}");
+    // The build gave the example the repository's WIT package unchanged.
+    for file in ["types.wit", "imports.wit", "exports.wit", "worlds.wit"] {
+        let ours = std::fs::read_to_string(dir.join("wit/deps/agent-skill").join(file));
+        let repo = std::fs::read_to_string(workspace().join("wit").join(file));
+        assert_eq!(
+            ours.expect("example wit"),
+            repo.expect("repo wit"),
+            "sdk-guest-examples/i18n-output/wit/deps/agent-skill/{file} differs from wit/{file}"
+        );
+    }
 
     let report = ok(&sb.agent(&["skill", "test", d]));
     assert!(report.contains("PASS  i18n-output"), "{report}");

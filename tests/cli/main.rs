@@ -362,7 +362,8 @@ fn inspect_shows_what_a_skill_could_do() {
     let out = sb.agent(&["skill", "inspect", dir.to_str().expect("utf8")]);
     let report = ok(&out);
     assert!(
-        report.contains("agent:skill/exec@0.1.0") && report.contains("needs shell:exec (declared)"),
+        report.contains(&agent_runtime::contract::LATEST.interface("exec"))
+            && report.contains("needs shell:exec (declared)"),
         "{report}"
     );
     assert!(report.contains("signature: valid"), "{report}");
@@ -620,6 +621,9 @@ mod budgets;
 
 // The skill registry: publish, git-served index, install/update/remove, refused attacks.
 mod registry;
+
+// The versioned agent:skill contract: published 0.1.0 components, a 0.2.0 hook-only skill.
+mod contract;
 
 // The built-in git skill with a hostile global git configuration.
 mod git_config;

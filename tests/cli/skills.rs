@@ -157,7 +157,8 @@ fn skill_dir(sb: &Sandbox, name: &str) -> std::path::PathBuf {
 }
 
 /// The hooks component under `name` (a `prompt` skill whose prompt is a
-/// file, as in tests/suite/hooks.rs), unsigned.
+/// file, as in tests/suite/hooks.rs — the form from before the `hook` type,
+/// which still loads), unsigned.
 fn hook_skill(sb: &Sandbox, name: &str) {
     let component = std::fs::read(build_guest("guest-hooks")).expect("guest-hooks");
     let dir = skill_dir(sb, name);

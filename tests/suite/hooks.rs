@@ -2,10 +2,11 @@
 //! comes from its configuration section, loaded under several names with
 //! different configurations and dispatched through `HookSet`.
 //!
-//! Hooks are not a manifest type, and a manifest needs at least one type, so
-//! the hooks-only component is loaded as a `prompt` skill whose prompt is a
+//! The hooks-only component is loaded as a `prompt` skill whose prompt is a
 //! file (`prompt.system_prompt_file`): then the component need not export
-//! `prompt`, and `hooks` needs no declared type.
+//! `prompt`, and `hooks` rides along with any type. That was the only way
+//! before contract 0.2.0 added the `hook` type (`types: [hook]`, see
+//! `contract.rs`); it still loads, and these tests keep it.
 
 use std::collections::HashMap;
 use std::sync::Arc;

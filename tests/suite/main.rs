@@ -20,12 +20,15 @@
 //!   within the call's time and memory, audited.
 //! - `manifest_signing`: the signature covers SKILL.yaml and the files it
 //!   names; stored grants are bound to the manifest; 0.1.0 signatures.
+//! - `contract`: the versioned `agent:skill` contract: a published 0.1.0
+//!   component next to a 0.2.0 hook-only one, `project.mount`, unknown versions.
 //! - `cache`: an altered or foreign compiled artifact in the component cache
 //!   is rejected by its seal, recompiled and replaced, never run.
 
 mod budgets;
 mod cache;
 mod common;
+mod contract;
 mod exec_guards;
 mod fs_guard;
 mod git_config;

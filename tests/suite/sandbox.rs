@@ -346,7 +346,7 @@ async fn an_import_without_its_permission_is_refused_at_load() {
     assert_eq!(skill, "no-exec-perm");
     assert!(
         problems.contains(&Mismatch::UndeclaredImport {
-            import: "agent:skill/exec@0.1.0".into(),
+            import: agent_runtime::contract::LATEST.interface("exec"),
             permission: Permission::ShellExec,
         }),
         "{problems:?}"
@@ -355,7 +355,13 @@ async fn an_import_without_its_permission_is_refused_at_load() {
         message.starts_with("skill `no-exec-perm` refused: "),
         "{message}"
     );
-    assert!(message.contains("`agent:skill/exec@0.1.0`"), "{message}");
+    assert!(
+        message.contains(&format!(
+            "`{}`",
+            agent_runtime::contract::LATEST.interface("exec")
+        )),
+        "{message}"
+    );
     assert!(message.contains("`shell:exec`"), "{message}");
     // Nothing ran, so nothing was asked or used.
     assert!(h.audit_of("no-exec-perm").is_empty());

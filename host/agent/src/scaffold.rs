@@ -6,13 +6,17 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
+use agent_runtime::contract::LATEST;
+
 use crate::cli::{Lang, ScaffoldType, UsageError, exit};
 
 include!(concat!(env!("OUT_DIR"), "/templates.rs"));
 
-/// The WIT package, embedded so JavaScript, Go and Python skills carry their
-/// own copy of the contract they are built against.
-const WIT_FILES: &[(&str, &str)] = &[
+/// The latest WIT package (the repository's `wit/`), embedded so JavaScript,
+/// Go and Python skills carry their own copy of the contract they are built
+/// against (written by `agent skill create`, and by `agent skill build` when
+/// missing).
+pub(crate) const WIT_FILES: &[(&str, &str)] = &[
     ("types.wit", include_str!("../../../wit/types.wit")),
     ("imports.wit", include_str!("../../../wit/imports.wit")),
     ("exports.wit", include_str!("../../../wit/exports.wit")),
@@ -108,6 +112,7 @@ fn files(
     let sdk = sdk.map(|p| p.display().to_string()).unwrap_or_default();
     let fill = |text: &str| {
         text.replace("{{name}}", name)
+            .replace("{{contract}}", agent_runtime::contract::LATEST.as_str())
             .replace("{{stem}}", stem)
             .replace("{{sdk}}", &sdk)
     };
@@ -152,8 +157,9 @@ fn world(name: &str, kind: ScaffoldType) -> String {
          /// What this skill imports and exports. Import only what the code uses:\n\
          /// each capability import needs its permission in SKILL.yaml\n\
          /// (exec: shell:exec, http: net:fetch, llm: llm:call, git: git:read, ...).\n\
-         world {name} {{\n    import agent:skill/log@0.1.0;\n    export agent:skill/{}@0.1.0;\n}}\n",
-        kind.interface()
+         world {name} {{\n    import {};\n    export {};\n}}\n",
+        LATEST.interface("log"),
+        LATEST.interface(kind.interface())
     )
 }
 

@@ -370,7 +370,8 @@ fn inspect(app: &mut App, target: &str, format: Format) -> Result<u8> {
             "target": origin_label,
             "signature": {"verified": sig.is_ok(), "detail": sig_text},
             "imports": info.imports,
-            "exports": info.exports.iter().map(|e| e.export_name()).chain(info.other_exports.iter().cloned()).collect::<Vec<_>>(),
+            "contract": info.contract.map(|v| v.to_string()),
+            "exports": info.exports.iter().map(|e| info.export_name(*e)).chain(info.other_exports.iter().cloned()).collect::<Vec<_>>(),
             "needs": info.needed_permissions().iter().map(|p| p.as_str()).collect::<Vec<_>>(),
             "declared": manifest.as_ref().map(|m| m.permissions.iter().map(|p| p.as_str()).collect::<Vec<_>>()),
             "could_do": could_do(&info, manifest.as_ref()),
@@ -389,13 +390,10 @@ fn inspect(app: &mut App, target: &str, format: Format) -> Result<u8> {
         println!("{origin_label}");
     }
     println!("signature: {sig_text}");
+    println!("contract: {}", contract_line(info.contract));
     println!("exports:");
     for e in &info.exports {
-        let t = e
-            .skill_type()
-            .map(|t| t.to_string())
-            .unwrap_or_else(|| "hooks".into());
-        println!("  {} ({t})", e.export_name());
+        println!("  {} ({})", info.export_name(*e), e.skill_type());
     }
     for e in &info.other_exports {
         println!("  {e} (not used by agent)");
@@ -870,4 +868,15 @@ fn permissions(app: &mut App, name: &str, revoke: Option<&str>) -> Result<u8> {
 fn schema_json(text: &str, origin: impl std::fmt::Display) -> Result<serde_json::Value, String> {
     agent_bounded::parse_json(text, origin, agent_bounded::Limits::MESSAGE)
         .map_err(|e| e.to_string())
+}
+
+/// The `contract:` line of `skill inspect`: the version the component was
+/// built against, and whether it runs through the adapter.
+fn contract_line(version: Option<agent_runtime::contract::Version>) -> String {
+    use agent_runtime::contract::LATEST;
+    match version {
+        None => "none (no agent:skill import or export of a version this agent links)".into(),
+        Some(v) if v == LATEST => v.to_string(),
+        Some(v) => format!("{v} (runs through this agent's adapter to {LATEST})"),
+    }
 }

@@ -45,16 +45,21 @@ pub enum SkillType {
     SecurityRule,
     /// Rewrites the agent's output (`transform` interface).
     Transform,
+    /// Only listens to lifecycle hooks (`hooks` interface). Any other type
+    /// may export `hooks` too; this type is for a skill that does nothing
+    /// else.
+    Hook,
 }
 
 impl SkillType {
     /// Every type, in documentation order.
-    pub const ALL: [SkillType; 5] = [
+    pub const ALL: [SkillType; 6] = [
         SkillType::Tool,
         SkillType::Prompt,
         SkillType::Workflow,
         SkillType::SecurityRule,
         SkillType::Transform,
+        SkillType::Hook,
     ];
 
     /// The manifest spelling, e.g. `security-rule`.
@@ -65,6 +70,7 @@ impl SkillType {
             SkillType::Workflow => "workflow",
             SkillType::SecurityRule => "security-rule",
             SkillType::Transform => "transform",
+            SkillType::Hook => "hook",
         }
     }
 
@@ -77,6 +83,7 @@ impl SkillType {
             SkillType::Workflow => "workflow",
             SkillType::SecurityRule => "scanner",
             SkillType::Transform => "transform",
+            SkillType::Hook => "hooks",
         }
     }
 }

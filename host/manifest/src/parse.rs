@@ -404,7 +404,10 @@ pub(crate) fn parse_manifest(text: &str, file: &Path) -> Result<Manifest> {
     if type_items.is_empty() {
         return Err(cx.at_err(
             &types_at,
-            "must list at least one skill type (expected one or more of: tool, prompt, workflow, security-rule, transform)",
+            format!(
+                "must list at least one skill type (expected one or more of: {})",
+                SkillType::ALL.map(SkillType::as_str).join(", ")
+            ),
         ));
     }
     let mut seen = HashMap::new();
@@ -502,7 +505,7 @@ pub(crate) fn parse_manifest(text: &str, file: &Path) -> Result<Manifest> {
     // Types need what serves them.
     for (t, line, field) in &spots.types {
         let missing = match t {
-            SkillType::Tool | SkillType::Workflow | SkillType::Transform => implementation.is_none().then(|| {
+            SkillType::Tool | SkillType::Workflow | SkillType::Transform | SkillType::Hook => implementation.is_none().then(|| {
                 format!(
                     "type `{t}` needs `implementation.component`: the WebAssembly component that exports the `{}` interface",
                     t.interface()

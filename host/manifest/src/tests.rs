@@ -616,19 +616,35 @@ fn types_are_known_unique_and_not_empty() {
         &BASE.replace("types: [tool]", "types: []"),
         Some(4),
         "types",
-        "must list at least one skill type (expected one or more of: tool, prompt, workflow, security-rule, transform)",
+        "must list at least one skill type (expected one or more of: tool, prompt, workflow, security-rule, transform, hook)",
     );
     check(
         &BASE.replace("types: [tool]", "types:\n  - tool\n  - tools"),
         Some(6),
         "types[1]",
-        "unknown skill type `tools` (expected one of: tool, prompt, workflow, security-rule, transform)",
+        "unknown skill type `tools` (expected one of: tool, prompt, workflow, security-rule, transform, hook)",
     );
     check(
         &BASE.replace("types: [tool]", "types:\n  - tool\n  - tool"),
         Some(6),
         "types[1]",
         "duplicate skill type `tool` (first listed at line 5)",
+    );
+}
+
+/// Contract 0.2.0: a skill that only listens to lifecycle hooks declares
+/// `types: [hook]` — no prompt file, no other type to pose as — and, like
+/// every component type, needs its component.
+#[test]
+fn a_hook_skill_stands_alone() {
+    let m = parse(&BASE.replace("types: [tool]", "types: [hook]")).expect("a hook skill");
+    assert_eq!(m.types, [SkillType::Hook]);
+    assert_eq!(SkillType::Hook.interface(), "hooks");
+    check(
+        "name: demo\nversion: 0.1.0\ndescription: A demo skill\ntypes: [hook]\n",
+        Some(4),
+        "types[0]",
+        "type `hook` needs `implementation.component`: the WebAssembly component that exports the `hooks` interface",
     );
 }
 

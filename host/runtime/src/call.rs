@@ -602,10 +602,9 @@ impl SkillInstance<'_> {
         input: &str,
     ) -> Result<Result<ToolOutput, SkillError>, CallError> {
         let guest = enter_guest!(self, tool, Tool);
-        let input = input.to_string();
         let limit = self.timeout + GRACE;
         let r =
-            tokio::time::timeout(limit, guest.call_call_tool(&mut self.store, name, &input)).await;
+            tokio::time::timeout(limit, guest.call_call_tool(&mut self.store, name, input)).await;
         Ok(match self.settle(name, r)? {
             Ok(text) => Ok(self.cap_output(name, text)),
             Err(e) => Err(self.cap_error(e)),
@@ -676,13 +675,9 @@ impl SkillInstance<'_> {
         input: &str,
     ) -> Result<Result<ToolOutput, SkillError>, CallError> {
         let guest = enter_guest!(self, workflow, Workflow);
-        let input = input.to_string();
         let limit = self.timeout + GRACE;
-        let r = tokio::time::timeout(
-            limit,
-            guest.call_run_workflow(&mut self.store, name, &input),
-        )
-        .await;
+        let r = tokio::time::timeout(limit, guest.call_run_workflow(&mut self.store, name, input))
+            .await;
         Ok(match self.settle(name, r)? {
             Ok(text) => Ok(self.cap_output(name, text)),
             Err(e) => Err(self.cap_error(e)),

@@ -6,9 +6,7 @@ use serde::Serialize;
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
-/// The WIT package version this host implements.
-pub const WIT_VERSION: &str = "0.1.0";
-const AGENT_PREFIX: &str = "agent:skill/";
+use crate::contract::{self, LATEST, Version};
 
 /// What an import requires of the manifest.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -27,7 +25,7 @@ pub enum ImportNeed {
 /// One import with what it needs.
 #[derive(Debug, Clone, Serialize)]
 pub struct ImportInfo {
-    /// Full import name, e.g. `agent:skill/exec@0.1.0`.
+    /// Full import name, e.g. `agent:skill/exec@0.2.0`.
     pub name: String,
     /// What it requires.
     pub need: ImportNeed,
@@ -64,21 +62,26 @@ impl ExportKind {
         }
     }
 
-    /// The full export name for this host's WIT version.
+    /// The full export name in the latest contract.
     pub fn export_name(self) -> String {
-        format!("{AGENT_PREFIX}{}@{WIT_VERSION}", self.interface())
+        self.export_name_in(LATEST)
     }
 
-    /// The manifest type this export serves (`None` for hooks, which any
-    /// skill may export).
-    pub fn skill_type(self) -> Option<SkillType> {
+    /// The full export name in contract `version`.
+    pub fn export_name_in(self, version: Version) -> String {
+        version.interface(self.interface())
+    }
+
+    /// The manifest type this export serves. `hooks` serves type `hook`, but
+    /// any other skill may export it too (see [`check`]).
+    pub fn skill_type(self) -> SkillType {
         match self {
-            ExportKind::Tool => Some(SkillType::Tool),
-            ExportKind::Prompt => Some(SkillType::Prompt),
-            ExportKind::Workflow => Some(SkillType::Workflow),
-            ExportKind::Scanner => Some(SkillType::SecurityRule),
-            ExportKind::Transform => Some(SkillType::Transform),
-            ExportKind::Hooks => None,
+            ExportKind::Tool => SkillType::Tool,
+            ExportKind::Prompt => SkillType::Prompt,
+            ExportKind::Workflow => SkillType::Workflow,
+            ExportKind::Scanner => SkillType::SecurityRule,
+            ExportKind::Transform => SkillType::Transform,
+            ExportKind::Hooks => SkillType::Hook,
         }
     }
 
@@ -90,6 +93,7 @@ impl ExportKind {
             SkillType::Workflow => ExportKind::Workflow,
             SkillType::SecurityRule => ExportKind::Scanner,
             SkillType::Transform => ExportKind::Transform,
+            SkillType::Hook => ExportKind::Hooks,
         }
     }
 
@@ -112,6 +116,13 @@ pub struct ComponentInfo {
     pub exports: Vec<ExportKind>,
     /// Exports this host does not understand (listed by `inspect`).
     pub other_exports: Vec<String>,
+    /// The contract version the component was built against (`None` when
+    /// it neither imports nor exports anything of `agent:skill`, or names
+    /// only versions this host does not link).
+    pub contract: Option<Version>,
+    /// Every supported version named by an import or export, when more than
+    /// one: a component is bound to one contract.
+    pub mixed: Vec<Version>,
 }
 
 impl ComponentInfo {
@@ -127,20 +138,46 @@ impl ComponentInfo {
             .collect();
         let mut exports = Vec::new();
         let mut other_exports = Vec::new();
+        let mut versions: Vec<Version> = Vec::new();
         for (name, _) in ty.exports(engine) {
-            match ExportKind::ALL
-                .into_iter()
-                .find(|k| k.export_name() == name)
-            {
-                Some(kind) => exports.push(kind),
+            let found = contract::split_name(name).and_then(|(iface, number)| {
+                let version = Version::parse(number)?;
+                let kind = ExportKind::ALL
+                    .into_iter()
+                    .find(|k| k.interface() == iface)?;
+                Some((kind, version))
+            });
+            match found {
+                Some((kind, version)) => {
+                    exports.push(kind);
+                    versions.push(version);
+                }
                 None => other_exports.push(name.to_string()),
             }
         }
-        ComponentInfo {
+        let mut info = ComponentInfo {
             imports,
             exports,
             other_exports,
+            contract: None,
+            mixed: Vec::new(),
+        };
+        versions.extend(info.imports.iter().filter_map(|i| {
+            let (_, number) = contract::split_name(&i.name)?;
+            Version::parse(number)
+        }));
+        versions.sort();
+        versions.dedup();
+        info.contract = versions.first().copied();
+        if versions.len() > 1 {
+            info.mixed = versions;
         }
+        info
+    }
+
+    /// The full name of export `kind` in this component's contract.
+    pub fn export_name(&self, kind: ExportKind) -> String {
+        kind.export_name_in(self.contract.unwrap_or(LATEST))
     }
 
     /// The permissions the imports need, sorted and deduplicated.
@@ -169,14 +206,10 @@ impl ComponentInfo {
 
 /// Classifies one import name.
 pub fn classify_import(name: &str) -> ImportNeed {
-    if let Some(rest) = name.strip_prefix(AGENT_PREFIX) {
-        let (iface, version) = rest.split_once('@').unwrap_or((rest, ""));
-        if version != WIT_VERSION {
-            return ImportNeed::Unknown(format!(
-                "built against agent:skill@{}, this host provides agent:skill@{WIT_VERSION}",
-                if version.is_empty() { "?" } else { version }
-            ));
-        }
+    if let Some((iface, number)) = contract::split_name(name) {
+        let Some(version) = Version::parse(number) else {
+            return ImportNeed::Unknown(unsupported_version(number));
+        };
         return match iface {
             "types" | "log" | "project" | "config" | "syntax" => ImportNeed::Nothing,
             "exec" => ImportNeed::Permission(Permission::ShellExec),
@@ -185,9 +218,7 @@ pub fn classify_import(name: &str) -> ImportNeed {
             "git" => ImportNeed::Permission(Permission::GitRead),
             "git-write" => ImportNeed::Permission(Permission::GitWrite),
             "skills" => ImportNeed::Permission(Permission::SkillInvoke),
-            other => ImportNeed::Unknown(format!(
-                "no interface `{other}` in agent:skill@{WIT_VERSION}"
-            )),
+            other => ImportNeed::Unknown(format!("no interface `{other}` in {version}")),
         };
     }
     if name.starts_with("wasi:sockets/") {
@@ -219,6 +250,16 @@ pub fn classify_import(name: &str) -> ImportNeed {
     ImportNeed::Unknown("not provided by this host".into())
 }
 
+/// Why a contract version is refused, naming the ones this host links.
+fn unsupported_version(number: &str) -> String {
+    format!(
+        "built against {}@{}, which this host does not link; it supports {} (rebuild the skill against one of them)",
+        contract::PACKAGE,
+        if number.is_empty() { "?" } else { number },
+        contract::supported_list()
+    )
+}
+
 /// A reason the component does not fit its manifest.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Mismatch {
@@ -247,6 +288,22 @@ pub enum Mismatch {
         import: String,
         /// Why.
         reason: String,
+    },
+    /// An `agent:skill` export of a contract version this host does not link.
+    #[error("the component exports `{export}`: {reason}")]
+    UnknownExport {
+        /// The export name.
+        export: String,
+        /// Why.
+        reason: String,
+    },
+    /// Imports and exports name more than one contract version.
+    #[error(
+        "the component mixes contract versions ({versions}); build it against one version of agent:skill"
+    )]
+    MixedContract {
+        /// The versions, e.g. `agent:skill@0.1.0, agent:skill@0.2.0`.
+        versions: String,
     },
     /// A declared type whose export is missing.
     #[error("SKILL.yaml declares type `{skill_type}` but the component does not export `{export}`")]
@@ -293,6 +350,26 @@ pub fn check(info: &ComponentInfo, manifest: &Manifest) -> Vec<Mismatch> {
             }),
         }
     }
+    for name in &info.other_exports {
+        if let Some((_, number)) = contract::split_name(name)
+            && Version::parse(number).is_none()
+        {
+            problems.push(Mismatch::UnknownExport {
+                export: name.clone(),
+                reason: unsupported_version(number),
+            });
+        }
+    }
+    if !info.mixed.is_empty() {
+        problems.push(Mismatch::MixedContract {
+            versions: info
+                .mixed
+                .iter()
+                .map(Version::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+        });
+    }
     for t in &manifest.types {
         let kind = ExportKind::for_type(*t);
         let satisfied_by_file = *t == SkillType::Prompt
@@ -303,16 +380,19 @@ pub fn check(info: &ComponentInfo, manifest: &Manifest) -> Vec<Mismatch> {
         if !info.exports.contains(&kind) && !satisfied_by_file {
             problems.push(Mismatch::MissingExport {
                 skill_type: t.to_string(),
-                export: kind.export_name(),
+                export: info.export_name(kind),
             });
         }
     }
     for kind in &info.exports {
-        if let Some(t) = kind.skill_type()
-            && !manifest.types.contains(&t)
-        {
+        // Any skill may export `hooks` alongside its own types.
+        if *kind == ExportKind::Hooks {
+            continue;
+        }
+        let t = kind.skill_type();
+        if !manifest.types.contains(&t) {
             problems.push(Mismatch::UndeclaredExport {
-                export: kind.export_name(),
+                export: info.export_name(*kind),
                 skill_type: t.to_string(),
             });
         }
@@ -323,19 +403,23 @@ pub fn check(info: &ComponentInfo, manifest: &Manifest) -> Vec<Mismatch> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contract::{SUPPORTED, V0_1_0};
 
     #[test]
-    fn imports_map_to_permissions() {
+    fn imports_map_to_permissions_in_every_supported_version() {
+        for v in SUPPORTED {
+            assert_eq!(
+                classify_import(&v.interface("exec")),
+                ImportNeed::Permission(Permission::ShellExec)
+            );
+            assert_eq!(
+                classify_import(&v.interface("git-write")),
+                ImportNeed::Permission(Permission::GitWrite)
+            );
+            assert_eq!(classify_import(&v.interface("log")), ImportNeed::Nothing);
+        }
         assert_eq!(
-            classify_import("agent:skill/exec@0.1.0"),
-            ImportNeed::Permission(Permission::ShellExec)
-        );
-        assert_eq!(
-            classify_import("agent:skill/git-write@0.1.0"),
-            ImportNeed::Permission(Permission::GitWrite)
-        );
-        assert_eq!(
-            classify_import("agent:skill/log@0.1.0"),
+            classify_import(&V0_1_0.interface("log")),
             ImportNeed::Nothing
         );
         assert_eq!(
@@ -351,12 +435,19 @@ mod tests {
             ImportNeed::Forbidden(_)
         ));
         assert!(matches!(
-            classify_import("agent:skill/exec@0.2.0"),
-            ImportNeed::Unknown(_)
-        ));
-        assert!(matches!(
             classify_import("acme:thing/x"),
             ImportNeed::Unknown(_)
         ));
+    }
+
+    #[test]
+    fn an_unknown_contract_version_is_refused_naming_the_supported_ones() {
+        let ImportNeed::Unknown(why) = classify_import("agent:skill/exec@0.3.0") else {
+            panic!("0.3.0 must be unknown");
+        };
+        assert_eq!(
+            why,
+            "built against agent:skill@0.3.0, which this host does not link; it supports agent:skill@0.1.0, agent:skill@0.2.0 (rebuild the skill against one of them)"
+        );
     }
 }

@@ -17,6 +17,7 @@ mod bindings;
 mod budget;
 mod cache;
 mod call;
+pub mod contract;
 mod engine;
 mod fs_guard;
 mod host;
@@ -194,6 +195,7 @@ fn link(linker: &mut Linker<state::HostState>) -> wasmtime::Result<()> {
     cli::terminal_stderr::add_to_linker::<T, WasiCli>(l, T::cli)?;
 
     bindings::FullSkill::add_to_linker::<T, wasmtime::component::HasSelf<T>>(l, |s| s)?;
+    bindings::v0_1_0::add_to_linker(l)?;
     Ok(())
 }
 

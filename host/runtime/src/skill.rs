@@ -11,7 +11,9 @@ use serde::Serialize;
 use wasmtime::component::InstancePre;
 
 use crate::Runtime;
-use crate::bindings::{hooks, prompt, scanner, tool, transform, workflow};
+use crate::bindings::{
+    HooksIndices, PromptIndices, ScannerIndices, ToolIndices, TransformIndices, WorkflowIndices,
+};
 use crate::cache::CacheOutcome;
 use crate::inspect::{self, ComponentInfo, ExportKind, Mismatch};
 use crate::state::{HostState, SkillScope};
@@ -239,12 +241,12 @@ pub enum LoadError {
 
 #[derive(Clone, Default)]
 pub(crate) struct ExportIndices {
-    pub tool: Option<tool::GuestIndices>,
-    pub prompt: Option<prompt::GuestIndices>,
-    pub workflow: Option<workflow::GuestIndices>,
-    pub scanner: Option<scanner::GuestIndices>,
-    pub transform: Option<transform::GuestIndices>,
-    pub hooks: Option<hooks::GuestIndices>,
+    pub tool: Option<ToolIndices>,
+    pub prompt: Option<PromptIndices>,
+    pub workflow: Option<WorkflowIndices>,
+    pub scanner: Option<ScannerIndices>,
+    pub transform: Option<TransformIndices>,
+    pub hooks: Option<HooksIndices>,
 }
 
 /// A verified, checked skill, ready to instantiate.
@@ -430,31 +432,34 @@ impl Runtime {
             .linker
             .instantiate_pre(&component)
             .map_err(|e| compile_err(anyhow::Error::from(e).context("linking the component")))?;
+        // Exports are recognised only in a supported version, so a
+        // component with exports has a contract.
+        let version = info.contract.unwrap_or(crate::contract::LATEST);
         let idx_err = |e: wasmtime::Error| {
             compile_err(
-                anyhow::Error::from(e).context("an export does not match agent:skill@0.1.0"),
+                anyhow::Error::from(e).context(format!("an export does not match {version}")),
             )
         };
         let mut exports = ExportIndices::default();
         for kind in &info.exports {
             match kind {
                 ExportKind::Tool => {
-                    exports.tool = Some(tool::GuestIndices::new(&pre).map_err(idx_err)?)
+                    exports.tool = Some(ToolIndices::new(&pre, version).map_err(idx_err)?)
                 }
                 ExportKind::Prompt => {
-                    exports.prompt = Some(prompt::GuestIndices::new(&pre).map_err(idx_err)?)
+                    exports.prompt = Some(PromptIndices::new(&pre, version).map_err(idx_err)?)
                 }
                 ExportKind::Workflow => {
-                    exports.workflow = Some(workflow::GuestIndices::new(&pre).map_err(idx_err)?)
+                    exports.workflow = Some(WorkflowIndices::new(&pre, version).map_err(idx_err)?)
                 }
                 ExportKind::Scanner => {
-                    exports.scanner = Some(scanner::GuestIndices::new(&pre).map_err(idx_err)?)
+                    exports.scanner = Some(ScannerIndices::new(&pre, version).map_err(idx_err)?)
                 }
                 ExportKind::Transform => {
-                    exports.transform = Some(transform::GuestIndices::new(&pre).map_err(idx_err)?)
+                    exports.transform = Some(TransformIndices::new(&pre, version).map_err(idx_err)?)
                 }
                 ExportKind::Hooks => {
-                    exports.hooks = Some(hooks::GuestIndices::new(&pre).map_err(idx_err)?)
+                    exports.hooks = Some(HooksIndices::new(&pre, version).map_err(idx_err)?)
                 }
             }
         }

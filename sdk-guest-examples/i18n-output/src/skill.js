@@ -22,9 +22,9 @@
 // modules named by interface and version; an imported function returning
 // `result<T, E>` returns T or throws E; an export fails with
 // `err(skill-error)` by throwing a plain `{ tag, val }` object.
-import { log } from "agent:skill/log@0.1.0";
-import { get as configGet } from "agent:skill/config@0.1.0";
-import { complete } from "agent:skill/llm@0.1.0";
+import { log } from "agent:skill/log@0.2.0";
+import { get as configGet } from "agent:skill/config@0.2.0";
+import { complete } from "agent:skill/llm@0.2.0";
 
 /** Language names the model is told, by primary subtag. */
 const LANGUAGES = {

@@ -26,12 +26,12 @@
 //     which always throws a plain `{ tag, val }`;
 //   * an imported interface is an ES module named by its WIT name with
 //     version; take its functions as named imports:
-//     `import { log } from "agent:skill/log@0.1.0"` (a default import works on
+//     `import { log } from "agent:skill/log@0.2.0"` (a default import works on
 //     QuickJS only).
 //   * StarlingMonkey has no ICU: no String.prototype.normalize and no \p{...}
 //     in regular expressions, hence the table and character classes below.
 
-import { log as hostLog } from "agent:skill/log@0.1.0";
+import { log as hostLog } from "agent:skill/log@0.2.0";
 import { slugifySchema, wordStatsSchema } from "./schemas.js";
 
 const TOOLS = {

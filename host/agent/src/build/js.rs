@@ -292,8 +292,14 @@ mod tests {
 
     #[test]
     fn agent_imports_reads_import_lines() {
-        let wit = "package local:x@0.1.0;\nworld x {\n    import agent:skill/log@0.1.0;\n  import agent:skill/llm@0.1.0;\n    import wasi:cli/stdout@0.2.12;\n    export agent:skill/transform@0.1.0;\n}\n";
-        let names: Vec<String> = agent_imports(wit).collect();
+        let c = agent_runtime::contract::LATEST;
+        let wit = format!(
+            "package local:x@0.1.0;\nworld x {{\n    import {};\n  import {};\n    import wasi:cli/stdout@0.2.12;\n    export {};\n}}\n",
+            c.interface("log"),
+            c.interface("llm"),
+            c.interface("transform")
+        );
+        let names: Vec<String> = agent_imports(&wit).collect();
         assert_eq!(names, ["log", "llm"]);
     }
 }

@@ -182,6 +182,9 @@ pub fn build(path: Option<&Path>, signing: Signing) -> Result<u8> {
         return Ok(exit::FAILURE);
     }
 
+    if lang != Lang::Rust {
+        ensure_contract_wit(&dir)?;
+    }
     if let Some(parent) = out.parent() {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("creating {}", parent.display()))?;
@@ -235,6 +238,29 @@ pub fn build(path: Option<&Path>, signing: Signing) -> Result<u8> {
 fn read_key(file: &Path) -> Result<agent_trust::SecretKey> {
     // The error names the file already.
     agent_trust::SecretKey::read(file).context("reading the signing key")
+}
+
+/// `DIR/wit/deps/agent-skill/`, the contract a JavaScript, Go or Python
+/// skill's world is resolved against. When it is absent (the examples commit
+/// no copy), it is written from the contract this agent was built with (the
+/// repository's `wit/`); an existing one is the skill's own and is kept.
+fn ensure_contract_wit(dir: &Path) -> Result<()> {
+    let wit = dir.join("wit");
+    let deps = wit.join("deps").join("agent-skill");
+    if deps.exists() || !wit.is_dir() {
+        // No `wit/` at all: the language's build names the missing world.
+        return Ok(());
+    }
+    std::fs::create_dir_all(&deps).with_context(|| format!("creating {}", deps.display()))?;
+    for (file, text) in crate::scaffold::WIT_FILES {
+        let path = deps.join(file);
+        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+    }
+    println!(
+        "  wrote wit/deps/agent-skill/ ({}, the contract this agent was built with)",
+        agent_runtime::contract::LATEST
+    );
+    Ok(())
 }
 
 /// A component starts with the wasm magic and the component layer; a core

@@ -229,10 +229,15 @@ mod tests {
 
     #[test]
     fn finds_socket_imports_and_writes_their_stub_world() {
-        let world = "package root:component;\n\nworld root {\n  import wasi:io/poll@0.2.9;\n  \
-                     import wasi:sockets/tcp@0.2.9;\n  import agent:skill/log@0.1.0;\n  \
-                     import wasi:sockets/network@0.2.9;\n  export agent:skill/tool@0.1.0;\n}\n";
-        let sockets = socket_imports(world);
+        let contract = agent_runtime::contract::LATEST;
+        let world = format!(
+            "package root:component;\n\nworld root {{\n  import wasi:io/poll@0.2.9;\n  \
+             import wasi:sockets/tcp@0.2.9;\n  import {};\n  \
+             import wasi:sockets/network@0.2.9;\n  export {};\n}}\n",
+            contract.interface("log"),
+            contract.interface("tool")
+        );
+        let sockets = socket_imports(&world);
         assert_eq!(
             sockets,
             ["wasi:sockets/tcp@0.2.9", "wasi:sockets/network@0.2.9"]

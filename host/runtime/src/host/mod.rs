@@ -98,6 +98,14 @@ impl project::Host for HostState {
     async fn mode(&mut self) -> wasmtime::Result<String> {
         Ok(self.ctx.mode.clone())
     }
+
+    async fn mount(&mut self) -> wasmtime::Result<project::MountMode> {
+        Ok(match self.file_access {
+            None => project::MountMode::None,
+            Some(crate::state::FileAccess::ReadOnly) => project::MountMode::ReadOnly,
+            Some(crate::state::FileAccess::ReadWrite) => project::MountMode::ReadWrite,
+        })
+    }
 }
 
 impl config::Host for HostState {

@@ -25,8 +25,9 @@ fn number(input: &serde_json::Value, key: &str) -> u64 {
     input.get(key).and_then(|v| v.as_u64()).unwrap_or(0)
 }
 
-const TOOLS: [&str; 11] = [
+const TOOLS: [&str; 12] = [
     "read", "write", "env", "exec", "spin", "alloc", "huge", "panic", "echo", "list", "print",
+    "mount",
 ];
 
 impl Guest for Hostile {
@@ -111,6 +112,14 @@ impl Guest for Hostile {
                 }
                 Ok("printed".to_string())
             }
+            // How the project is mounted for this call (`project.mount`,
+            // contract 0.2.0).
+            "mount" => Ok(match agent::skill::project::mount() {
+                agent::skill::project::MountMode::None => "none",
+                agent::skill::project::MountMode::ReadOnly => "read-only",
+                agent::skill::project::MountMode::ReadWrite => "read-write",
+            }
+            .to_string()),
             // A harmless call, to show the host still works.
             "echo" => Ok(arg(&input, "text")),
             // List a directory.

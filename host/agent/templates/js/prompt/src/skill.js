@@ -3,7 +3,7 @@
 // The world (wit/world.wit) exports `agent:skill/prompt`: here the named
 // export `prompt`. Records are plain objects with camelCase keys
 // (`context.userMessage`, `context.maxTokens`).
-import { log } from "agent:skill/log@0.1.0";
+import { log } from "agent:skill/log@{{contract}}";
 
 export const prompt = {
   fragments(context) {

@@ -7,7 +7,7 @@
 //
 // Errors: for `err(skill-error)` THROW a plain object `{ tag, val }`;
 // anything else thrown traps the instance.
-import { log } from "agent:skill/log@0.1.0";
+import { log } from "agent:skill/log@{{contract}}";
 
 // `password`, optional spaces, `=` or `:`, optional spaces, then a quote.
 const PASSWORD = /password *[=:] *(["'])/i;

@@ -7,7 +7,7 @@
 // Errors: return a string for `ok`; for `err(skill-error)` THROW a plain
 // object `{ tag, val }` (tag: invalid-input, not-found, denied or failed).
 // Anything else thrown (an Error, a string) traps the instance.
-import { log } from "agent:skill/log@0.1.0";
+import { log } from "agent:skill/log@{{contract}}";
 
 // The same value as schemas/hello.json (which SKILL.yaml names).
 const HELLO_SCHEMA = {

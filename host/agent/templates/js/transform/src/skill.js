@@ -5,7 +5,7 @@
 //
 // Errors: for `err(skill-error)` THROW a plain object `{ tag, val }`; the
 // host then keeps the untransformed output and warns.
-import { log } from "agent:skill/log@0.1.0";
+import { log } from "agent:skill/log@{{contract}}";
 
 export const transform = {
   apply(output, context) {

@@ -6,7 +6,7 @@
 // Errors: for `err(skill-error)` THROW a plain object `{ tag, val }`
 // (tag: invalid-input, not-found, denied or failed); anything else thrown
 // traps the instance.
-import { log } from "agent:skill/log@0.1.0";
+import { log } from "agent:skill/log@{{contract}}";
 
 const WORD_COUNT_SCHEMA = {
   type: "object",

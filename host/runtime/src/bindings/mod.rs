@@ -1,8 +1,13 @@
-//! Host-side bindings for the `agent:skill@0.1.0` WIT package.
+//! Host-side bindings for the `agent:skill` contract: the latest version
+//! (`wit/`, implemented natively by `crate::host`) and every older one
+//! (`wit/<version>/`, served by an adapter into the latest types).
 //!
 //! Generated for the `full-skill` world so that every import can be linked
 //! once; exports are looked up per interface, so a component needs to export
 //! only the interfaces of its own types.
+
+pub(crate) mod v0_1_0;
+mod versioned;
 
 wasmtime::component::bindgen!({
     path: "../../wit",
@@ -13,3 +18,6 @@ wasmtime::component::bindgen!({
 
 pub use agent::skill::types;
 pub use exports::agent::skill::{hooks, prompt, scanner, tool, transform, workflow};
+pub(crate) use versioned::{
+    HooksIndices, PromptIndices, ScannerIndices, ToolIndices, TransformIndices, WorkflowIndices,
+};
