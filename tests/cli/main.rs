@@ -604,6 +604,8 @@ fn a_bad_config_value_fails_with_file_line_and_key() {
 mod run;
 // Resuming a session after `kill -9`.
 mod resume;
+// Piped standard input attached to a `--prompt` task.
+mod stdin_task;
 // A broken or hostile model server: bad tool arguments, huge responses, too many calls, cut streams.
 mod model_faults;
 // `agent workflow` and workflows as tools in `agent run`.

@@ -304,7 +304,9 @@ pub enum RegistryCommand {
 
 const RUN_AFTER_HELP: &str = concat!(
     "The task comes from --prompt, --file, or standard input (when neither is given and stdin is ",
-    "not a terminal).\n\n",
+    "not a terminal). With --prompt or --file, piped standard input is attached to the task as a ",
+    "document named `stdin` (at most 256 KiB; a longer input is cut there, said so on stderr and in ",
+    "the document).\n\n",
     "Tools that require approval (edit, write_file, exec, ...) are decided without prompting: they ",
     "run when --yes is given, or when --allow grants the skill a permission beyond file:read; ",
     "otherwise the model is told the tool was not approved. The capabilities a tool then uses are ",

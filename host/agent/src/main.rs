@@ -16,6 +16,7 @@ mod security_cmd;
 mod sessions_cmd;
 mod shadow;
 mod skill_cmd;
+mod stdin_doc;
 mod tui_cmd;
 mod workflow_cmd;
 

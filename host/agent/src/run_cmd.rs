@@ -21,6 +21,7 @@ use anyhow::{Context, Result};
 
 use crate::app::{App, MAX_TOKENS};
 use crate::cli::{ProviderArgs, ProviderName, RunArgs, RunOutput, UsageError, exit};
+use crate::stdin_doc::{self, STDIN_CAP};
 
 /// Approves tools that require approval without prompting: with `--yes`, or
 /// when `--allow` grants the skill a permission it declares beyond `file:read`.
@@ -85,28 +86,59 @@ fn parse_duration(s: &str) -> Option<Duration> {
     (!d.is_zero()).then_some(d)
 }
 
-fn read_prompt(args: &RunArgs) -> Result<String> {
-    let text = if let Some(p) = &args.prompt {
-        p.clone()
+/// The task as given (for the session listing) and the message sent: with
+/// `--prompt` or `--file`, piped standard input is attached to it as a
+/// document named `stdin` (at most [`STDIN_CAP`] bytes, said so when cut); a
+/// terminal is never read.
+fn read_prompt(args: &RunArgs) -> Result<(String, String)> {
+    let given = if let Some(p) = &args.prompt {
+        Some(p.clone())
     } else if let Some(f) = &args.file {
-        std::fs::read_to_string(f)
-            .map_err(|e| UsageError(format!("--file {}: {e}", f.display())))?
-    } else if !std::io::stdin().is_terminal() {
-        let mut s = String::new();
-        std::io::stdin()
-            .read_to_string(&mut s)
-            .context("reading the task from standard input")?;
-        s
-    } else {
-        return Err(UsageError(
-            "no task: give --prompt TEXT, --file FILE, or pipe it on standard input".into(),
+        Some(
+            std::fs::read_to_string(f)
+                .map_err(|e| UsageError(format!("--file {}: {e}", f.display())))?,
         )
-        .into());
+    } else {
+        None
     };
-    if text.trim().is_empty() {
+    let piped = !std::io::stdin().is_terminal();
+    let (task, message) = match given {
+        Some(task) => {
+            let doc = if piped {
+                stdin_doc::read(std::io::stdin().lock(), STDIN_CAP)
+                    .context("reading standard input to attach it to the task")?
+            } else {
+                None
+            };
+            match doc {
+                Some(doc) => {
+                    if let Some(w) = doc.warning() {
+                        eprintln!("{w}");
+                    }
+                    let message = doc.attach_to(&task);
+                    (task, message)
+                }
+                None => (task.clone(), task),
+            }
+        }
+        None if piped => {
+            let mut s = String::new();
+            std::io::stdin()
+                .read_to_string(&mut s)
+                .context("reading the task from standard input")?;
+            (s.clone(), s)
+        }
+        None => {
+            return Err(UsageError(
+                "no task: give --prompt TEXT, --file FILE, or pipe it on standard input".into(),
+            )
+            .into());
+        }
+    };
+    if task.trim().is_empty() {
         return Err(UsageError("the task is empty".into()).into());
     }
-    Ok(text)
+    Ok((task, message))
 }
 
 pub(crate) fn provider_for(
@@ -184,7 +216,7 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
     // ever waits for an answer on the terminal (the TUI is the interactive
     // mode).
     app.interactive = false;
-    let prompt = read_prompt(&args)?;
+    let (task, prompt) = read_prompt(&args)?;
     let config = app.config()?;
     let max_turns = args.max_turns.unwrap_or(config.agent.max_turns);
     if max_turns == 0 {
@@ -231,7 +263,7 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
             project_root: project_root.clone(),
             model: model.clone(),
             provider: provider_name.clone(),
-            first_message: Some(prompt.clone()),
+            first_message: Some(task),
         })?;
         (meta.id, Vec::new())
     };
