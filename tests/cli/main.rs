@@ -606,6 +606,8 @@ mod run;
 mod resume;
 // Piped standard input attached to a `--prompt` task.
 mod stdin_task;
+// `agent.approval_mode` and the keys refused because they would do nothing.
+mod approval_mode;
 // A broken or hostile model server: bad tool arguments, huge responses, too many calls, cut streams.
 mod model_faults;
 // `agent workflow` and workflows as tools in `agent run`.

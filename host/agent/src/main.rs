@@ -2,6 +2,7 @@
 //! shared state and routes to one command; the work lives in the crates.
 
 mod app;
+mod approval_mode;
 mod build;
 mod cache_audit;
 mod cli;

@@ -20,6 +20,7 @@ use agent_store::NewSession;
 use anyhow::{Context, Result};
 
 use crate::app::{App, MAX_TOKENS};
+use crate::approval_mode::ModeGate;
 use crate::cli::{ProviderArgs, ProviderName, RunArgs, RunOutput, UsageError, exit};
 use crate::stdin_doc::{self, STDIN_CAP};
 
@@ -66,6 +67,26 @@ impl ApprovalGate for HeadlessGate {
     fn refusal(&self) -> String {
         "this tool needs approval (grant its permission with --allow, or pass --yes)".into()
     }
+}
+
+/// The gate of the headless commands: `agent.approval_mode` in front of
+/// [`HeadlessGate`] (`--yes` overrides the mode).
+pub(crate) fn headless_gate(
+    config: &Config,
+    yes: bool,
+    allow: AllowList,
+    skills: &[Skill],
+) -> Arc<dyn ApprovalGate> {
+    let mode = if yes {
+        agent_config::ApprovalMode::Prompt
+    } else {
+        config.agent.approval_mode
+    };
+    ModeGate::wrap(
+        mode,
+        Arc::new(HeadlessGate::new(yes, allow, skills)),
+        "; pass --yes to approve them for this run",
+    )
 }
 
 /// Parses `120s`, `5m`, `500ms`, `1h` or plain seconds.
@@ -271,7 +292,7 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
     let skills: Arc<Vec<Skill>> = Arc::new(app.load_all()?);
     let explicit = app.explicit_skills(&skills);
     let grants = app.grants()?;
-    let gate = Arc::new(HeadlessGate::new(args.yes, allow, &skills));
+    let gate = headless_gate(&config, args.yes, allow, &skills);
     let runtime = app.runtime()?.clone();
     let services = app.services(
         "headless",

@@ -24,14 +24,9 @@
 //! | `agent.max_invalid_tool_calls` | tool calls in a row whose arguments are not JSON (each answered with the parse error) before the run stops, integer > 0 | `5` |
 //! | `security.fail_on` | `critical`, `high`, `medium`, `low`, `info` | `high` |
 //! | `security.custom_rules` | path (relative to the project) | `.security.yaml` |
-//! | `security.enable_llm_analysis` | boolean | `true` |
-//! | `security.max_llm_calls` | integer ≥ 0 | `20` |
 //! | `security.max_findings_per_file_rule` | findings of one rule in one file an audit lists, integer > 0 | `100` |
 //! | `security.max_findings_per_rule` | findings of one rule an audit lists, integer > 0 | `10000` |
 //! | `security.max_findings_total` | findings an audit lists in all, integer > 0 (the rest are counted, not listed) | `100000` |
-//! | `wiki.format` | non-empty string | `raw-md` |
-//! | `wiki.diagrams` | non-empty string | `mermaid` |
-//! | `wiki.depth` | non-empty string | `standard` |
 //! | `skills.auto_approve` | array of skill names | `[]` |
 //! | `skills.user_skills_dir` | path (`~/` expands to `$HOME`) | unset: the config directory's `skills/` |
 //! | `skills.registry_url` | a skill index: `git+URL[#rev]`, `git://…`, `https://…`, `http://127.0.0.1…` (loopback only), `file://…` or a path | `https://github.com/aiagent-skills/registry` |
@@ -44,6 +39,16 @@
 //! | `skills.max_http_requests_per_turn` | HTTP requests all skills may make in one turn, integer ≥ 0 | `60` |
 //! | `skills.skill_shell_timeout` | duration > 0: each program a skill runs (`exec`), unless its manifest sets `exec_timeout`; above 120 s it is clamped to 120 s | `30s` |
 //! | `skills.config.<name>` | any table, handed to skill `<name>` as JSON | none |
+//!
+//! Every key takes effect. Keys that would not are refused with the reason: `[wiki]` (there is
+//! no wiki generator in this build), `security.enable_llm_analysis` and `security.max_llm_calls`
+//! (`agent security-audit` does no model analysis in this build).
+//!
+//! `agent.approval_mode` decides tools that require approval (`edit`, `write_file`, `exec`, ...):
+//! `prompt` — the interface decides (the TUI asks; `agent run` and `agent workflow run` approve
+//! with `--yes` or an `--allow` of a permission the skill declares beyond `file:read`); `auto` —
+//! approved without asking, as with `--yes`; `deny` — refused without asking (`--yes` still
+//! approves). The capabilities an approved tool uses are still checked against the grants.
 //!
 //! `api_key_source = "keyring"` is rejected: no keyring is available to this build; keep the
 //! key in the environment variable instead. API keys are never stored in the file.
@@ -406,10 +411,6 @@ pub struct SecurityConfig {
     pub fail_on: Severity,
     /// `custom_rules`: the project's rules file.
     pub custom_rules: PathBuf,
-    /// `enable_llm_analysis`.
-    pub enable_llm_analysis: bool,
-    /// `max_llm_calls`.
-    pub max_llm_calls: u32,
     /// `max_findings_per_file_rule`: findings of one rule in one file an
     /// audit lists.
     pub max_findings_per_file_rule: u32,
@@ -424,32 +425,9 @@ impl Default for SecurityConfig {
         SecurityConfig {
             fail_on: Severity::High,
             custom_rules: PathBuf::from(".security.yaml"),
-            enable_llm_analysis: true,
-            max_llm_calls: 20,
             max_findings_per_file_rule: 100,
             max_findings_per_rule: 10_000,
             max_findings_total: 100_000,
-        }
-    }
-}
-
-/// `[wiki]`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct WikiConfig {
-    /// `format`, e.g. `raw-md`, `hugo`.
-    pub format: String,
-    /// `diagrams`, e.g. `mermaid`.
-    pub diagrams: String,
-    /// `depth`, e.g. `standard`, `deep`.
-    pub depth: String,
-}
-
-impl Default for WikiConfig {
-    fn default() -> Self {
-        WikiConfig {
-            format: "raw-md".into(),
-            diagrams: "mermaid".into(),
-            depth: "standard".into(),
         }
     }
 }
@@ -512,8 +490,6 @@ pub struct Config {
     pub agent: AgentConfig,
     /// `[security]`.
     pub security: SecurityConfig,
-    /// `[wiki]`.
-    pub wiki: WikiConfig,
     /// `[skills]`.
     pub skills: SkillsConfig,
 }
@@ -564,13 +540,20 @@ impl Config {
                 "provider" => ctx.provider(&mut config.provider, key, value)?,
                 "agent" => ctx.agent(&mut config.agent, key, value)?,
                 "security" => ctx.security(&mut config.security, key, value)?,
-                "wiki" => ctx.wiki(&mut config.wiki, key, value)?,
+                "wiki" => {
+                    return Err(ctx.err(
+                        "wiki",
+                        key.span(),
+                        "there is no wiki generator in this build, so this section would have \
+                         no effect; remove it",
+                    ));
+                }
                 "skills" => ctx.skills(&mut config.skills, key, value, &env)?,
                 _ => {
                     return Err(ctx.unknown(
                         name,
                         key,
-                        &["provider", "agent", "security", "wiki", "skills"],
+                        &["provider", "agent", "security", "skills"],
                     ));
                 }
             }
@@ -709,16 +692,9 @@ impl Config {
             "security": {
                 "fail_on": self.security.fail_on.as_str(),
                 "custom_rules": self.security.custom_rules.display().to_string(),
-                "enable_llm_analysis": self.security.enable_llm_analysis,
-                "max_llm_calls": self.security.max_llm_calls,
                 "max_findings_per_file_rule": self.security.max_findings_per_file_rule,
                 "max_findings_per_rule": self.security.max_findings_per_rule,
                 "max_findings_total": self.security.max_findings_total,
-            },
-            "wiki": {
-                "format": self.wiki.format,
-                "diagrams": self.wiki.diagrams,
-                "depth": self.wiki.depth,
             },
             "skills": skills,
         })
@@ -956,19 +932,6 @@ impl Ctx<'_> {
         u32::try_from(n).map_err(|_| self.err(path, value.span(), POSITIVE))
     }
 
-    fn bool(&self, path: &str, value: &Val<'_>) -> Result<bool, ConfigError> {
-        value.get_ref().as_bool().ok_or_else(|| {
-            self.err(
-                path,
-                value.span(),
-                format!(
-                    "expected true or false, found {}",
-                    value.get_ref().type_str()
-                ),
-            )
-        })
-    }
-
     fn duration(&self, path: &str, value: &Val<'_>) -> Result<Duration, ConfigError> {
         let s = value.get_ref().as_str().ok_or_else(|| {
             self.err(
@@ -1119,8 +1082,6 @@ impl Ctx<'_> {
         const KEYS: &[&str] = &[
             "fail_on",
             "custom_rules",
-            "enable_llm_analysis",
-            "max_llm_calls",
             "max_findings_per_file_rule",
             "max_findings_per_rule",
             "max_findings_total",
@@ -1133,33 +1094,21 @@ impl Ctx<'_> {
                     out.fail_on = self.choice(&path, v, Severity::NAMES, Severity::parse)?
                 }
                 "custom_rules" => out.custom_rules = PathBuf::from(self.string(&path, v)?),
-                "enable_llm_analysis" => out.enable_llm_analysis = self.bool(&path, v)?,
-                "max_llm_calls" => out.max_llm_calls = self.u32(&path, v, 0)?,
+                "enable_llm_analysis" | "max_llm_calls" => {
+                    return Err(self.err(
+                        &path,
+                        k.span(),
+                        "`agent security-audit` does no model analysis in this build, so this \
+                         key would have no effect; remove it (the audit runs the rules and \
+                         scanners; `--scanners` picks which)",
+                    ));
+                }
                 "max_findings_per_file_rule" => {
                     out.max_findings_per_file_rule = self.u32(&path, v, 1)?
                 }
                 "max_findings_per_rule" => out.max_findings_per_rule = self.u32(&path, v, 1)?,
                 "max_findings_total" => out.max_findings_total = self.u32(&path, v, 1)?,
                 _ => return Err(self.unknown(&path, k, KEYS)),
-            }
-        }
-        Ok(())
-    }
-
-    fn wiki(
-        &self,
-        out: &mut WikiConfig,
-        key: &Key<'_>,
-        value: &Val<'_>,
-    ) -> Result<(), ConfigError> {
-        for (k, v) in self.table("wiki", key, value)? {
-            let name: &str = k.get_ref();
-            let path = format!("wiki.{name}");
-            match name {
-                "format" => out.format = self.string(&path, v)?,
-                "diagrams" => out.diagrams = self.string(&path, v)?,
-                "depth" => out.depth = self.string(&path, v)?,
-                _ => return Err(self.unknown(&path, k, &["format", "diagrams", "depth"])),
             }
         }
         Ok(())

@@ -23,13 +23,6 @@ context_budget = 100000
 [security]
 fail_on = "high"
 custom_rules = ".security.yaml"
-enable_llm_analysis = true
-max_llm_calls = 20
-
-[wiki]
-format = "raw-md"
-diagrams = "mermaid"
-depth = "standard"
 
 [skills]
 auto_approve = ["core-tools", "git"]
@@ -79,8 +72,6 @@ fn the_spec_example_parses() {
     assert_eq!(c.agent.max_turns, 50);
     assert_eq!(c.agent.context_budget, 100_000);
     assert_eq!(c.security.fail_on, Severity::High);
-    assert!(c.security.enable_llm_analysis);
-    assert_eq!(c.wiki.format, "raw-md");
     assert_eq!(c.skills.auto_approve, vec!["core-tools", "git"]);
     assert_eq!(
         c.skills.user_skills_dir.as_deref(),
@@ -173,10 +164,16 @@ fn bad_values_name_key_and_line() {
             "\"critical\"",
         ),
         (
-            "[security]\nenable_llm_analysis = \"yes\"",
+            "[security]\nenable_llm_analysis = true",
             2,
             "security.enable_llm_analysis",
-            "true or false",
+            "does no model analysis in this build, so this key would have no effect; remove it",
+        ),
+        (
+            "[security]\nmax_llm_calls = 20",
+            2,
+            "security.max_llm_calls",
+            "does no model analysis in this build",
         ),
         (
             "[skills]\nauto_approve = \"git\"",
@@ -202,7 +199,12 @@ fn bad_values_name_key_and_line() {
             "skills.config.kubernetes",
             "table",
         ),
-        ("[wiki]\nformat = \"\"", 2, "wiki.format", "non-empty"),
+        (
+            "[agent]\nmax_turns = 3\n\n[wiki]\nformat = \"raw-md\"",
+            4,
+            "wiki",
+            "there is no wiki generator in this build, so this section would have no effect",
+        ),
     ];
     for (text, line, key, needle) in cases {
         let (l, k, shown) = bad(text);
