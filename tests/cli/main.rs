@@ -608,6 +608,8 @@ mod resume;
 mod stdin_task;
 // `agent.approval_mode` and the keys refused because they would do nothing.
 mod approval_mode;
+// Where the provider API key comes from.
+mod api_keys;
 // A broken or hostile model server: bad tool arguments, huge responses, too many calls, cut streams.
 mod model_faults;
 // `agent workflow` and workflows as tools in `agent run`.

@@ -187,10 +187,16 @@ pub(crate) fn provider_for(
         .clone()
         .unwrap_or_else(|| configured_base.clone());
     let max_bytes = usize::try_from(config.provider.max_response_bytes).unwrap_or(usize::MAX);
+    // The environment variable, else the key file, else the key command.
+    let key = config.api_key(kind, |k| std::env::var(k).ok())?;
+    let with_key = |c: ProviderConfig| match &key {
+        Some(k) => c.api_key(k.clone()),
+        None => c,
+    };
     let provider: Arc<dyn Provider> = match kind {
         ProviderKind::Anthropic => Arc::new(
             AnthropicProvider::new(
-                ProviderConfig::anthropic(&model)
+                with_key(ProviderConfig::anthropic(&model))
                     .base_url(base)
                     .max_response_bytes(max_bytes),
             )
@@ -198,7 +204,7 @@ pub(crate) fn provider_for(
         ),
         ProviderKind::OpenAi => Arc::new(
             OpenAiProvider::new(
-                ProviderConfig::openai(&model)
+                with_key(ProviderConfig::openai(&model))
                     .base_url(base)
                     .max_response_bytes(max_bytes),
             )

@@ -11,8 +11,11 @@
 //! | `provider.default` | `anthropic`, `openai`, `ollama` | `anthropic` |
 //! | `provider.model` | a model name | per provider: `claude-sonnet-4-5`, `gpt-4o`, `llama3.1` |
 //! | `provider.anthropic.api_key_source` | `env` (`ANTHROPIC_API_KEY`) | `env` |
+//! | `provider.anthropic.api_key_file` | path of a file holding the key, readable by its owner only (`~/` expands) | unset |
+//! | `provider.anthropic.api_key_command` | a command (run with `sh -c`) whose output is the key | unset |
 //! | `provider.anthropic.base_url` | an `http(s)://` URL | `https://api.anthropic.com` |
 //! | `provider.openai.api_key_source` | `env` (`OPENAI_API_KEY`) | `env` |
+//! | `provider.openai.api_key_file`, `provider.openai.api_key_command` | as for anthropic | unset |
 //! | `provider.openai.base_url` | an `http(s)://` URL | `https://api.openai.com/v1` |
 //! | `provider.ollama.base_url` | an `http(s)://` URL | `http://localhost:11434` |
 //! | `provider.max_response_bytes` | the most bytes one model response may have, integer > 0; a larger one is cut there with an error naming this key (it also bounds the stream parsers' buffers) | `8388608` (8 MiB) |
@@ -50,8 +53,9 @@
 //! approved without asking, as with `--yes`; `deny` — refused without asking (`--yes` still
 //! approves). The capabilities an approved tool uses are still checked against the grants.
 //!
-//! `api_key_source = "keyring"` is rejected: no keyring is available to this build; keep the
-//! key in the environment variable instead. API keys are never stored in the file.
+//! An API key comes from the provider's environment variable, else `api_key_file`, else
+//! `api_key_command` ([`Config::api_key`]); a plaintext `api_key` is refused, naming these three.
+//! `api_key_source = "keyring"` is rejected: no keyring is available to this build.
 //!
 //! # Environment overrides
 //!
@@ -79,6 +83,9 @@ use std::time::Duration;
 
 use agent_manifest::is_skill_name;
 use serde_json::{Map as JsonMap, Value as Json};
+
+mod api_key;
+pub use api_key::KEY_COMMAND_TIMEOUT;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
@@ -240,6 +247,10 @@ impl ProviderConfig {
 pub struct AnthropicConfig {
     /// `api_key_source`.
     pub api_key_source: ApiKeySource,
+    /// `api_key_file`: a file holding the key (used when the variable is unset).
+    pub api_key_file: Option<PathBuf>,
+    /// `api_key_command`: prints the key (used when the variable and file are unset).
+    pub api_key_command: Option<String>,
     /// `base_url`.
     pub base_url: String,
 }
@@ -253,6 +264,8 @@ impl Default for AnthropicConfig {
     fn default() -> Self {
         AnthropicConfig {
             api_key_source: ApiKeySource::Env,
+            api_key_file: None,
+            api_key_command: None,
             base_url: "https://api.anthropic.com".into(),
         }
     }
@@ -263,6 +276,10 @@ impl Default for AnthropicConfig {
 pub struct OpenAiConfig {
     /// `api_key_source`.
     pub api_key_source: ApiKeySource,
+    /// `api_key_file`: a file holding the key (used when the variable is unset).
+    pub api_key_file: Option<PathBuf>,
+    /// `api_key_command`: prints the key (used when the variable and file are unset).
+    pub api_key_command: Option<String>,
     /// `base_url`.
     pub base_url: String,
 }
@@ -276,6 +293,8 @@ impl Default for OpenAiConfig {
     fn default() -> Self {
         OpenAiConfig {
             api_key_source: ApiKeySource::Env,
+            api_key_file: None,
+            api_key_command: None,
             base_url: "https://api.openai.com/v1".into(),
         }
     }
@@ -537,7 +556,7 @@ impl Config {
         for (key, value) in doc.get_ref() {
             let name = key.get_ref().as_ref();
             match name {
-                "provider" => ctx.provider(&mut config.provider, key, value)?,
+                "provider" => ctx.provider(&mut config.provider, key, value, &env)?,
                 "agent" => ctx.agent(&mut config.agent, key, value)?,
                 "security" => ctx.security(&mut config.security, key, value)?,
                 "wiki" => {
@@ -645,7 +664,7 @@ impl Config {
     /// omitted). It holds no secrets: API keys are never part of the configuration.
     pub fn to_json(&self) -> Json {
         let p = &self.provider;
-        let provider = serde_json::json!({
+        let mut provider = serde_json::json!({
             "default": p.default.as_str(),
             "model": p.effective_model(),
             "anthropic": {
@@ -659,6 +678,23 @@ impl Config {
             "ollama": { "base_url": p.ollama.base_url },
             "max_response_bytes": p.max_response_bytes,
         });
+        for (name, file, command) in [
+            (
+                "anthropic",
+                &p.anthropic.api_key_file,
+                &p.anthropic.api_key_command,
+            ),
+            ("openai", &p.openai.api_key_file, &p.openai.api_key_command),
+        ] {
+            if let Some(section) = provider.get_mut(name).and_then(Json::as_object_mut) {
+                if let Some(f) = file {
+                    section.insert("api_key_file".into(), Json::from(f.display().to_string()));
+                }
+                if let Some(c) = command {
+                    section.insert("api_key_command".into(), Json::from(c.as_str()));
+                }
+            }
+        }
         let s = &self.skills;
         let mut skills = serde_json::json!({
             "auto_approve": s.auto_approve,
@@ -711,6 +747,14 @@ pub struct ApiKeyStatus {
     /// Whether the variable is set and not empty.
     pub set: bool,
 }
+
+/// The keys of `[provider.anthropic]` and `[provider.openai]`.
+const KEY_FIELDS: &[&str] = &[
+    "api_key_source",
+    "api_key_file",
+    "api_key_command",
+    "base_url",
+];
 
 const POSITIVE: &str = "expected a whole number greater than 0";
 
@@ -971,6 +1015,7 @@ impl Ctx<'_> {
         out: &mut ProviderConfig,
         key: &Key<'_>,
         value: &Val<'_>,
+        env: &impl Fn(&str) -> Option<String>,
     ) -> Result<(), ConfigError> {
         const KEYS: &[&str] = &[
             "default",
@@ -1001,8 +1046,26 @@ impl Ctx<'_> {
                                 out.anthropic.api_key_source = self.api_key_source(&p2, v2)?;
                             }
                             "base_url" => out.anthropic.base_url = self.url(&p2, v2)?,
+                            "api_key_file" => {
+                                let s = self.string(&p2, v2)?;
+                                out.anthropic.api_key_file =
+                                    Some(api_key::expand_home(&s, env("HOME")));
+                            }
+                            "api_key_command" => {
+                                out.anthropic.api_key_command = Some(self.string(&p2, v2)?);
+                            }
+                            "api_key" => {
+                                return Err(self.err(
+                                    &p2,
+                                    k2.span(),
+                                    format!(
+                                        "a key in plain text is not accepted in config.toml; {}",
+                                        api_key::ways("anthropic", "ANTHROPIC_API_KEY")
+                                    ),
+                                ));
+                            }
                             _ => {
-                                return Err(self.unknown(&p2, k2, &["api_key_source", "base_url"]));
+                                return Err(self.unknown(&p2, k2, KEY_FIELDS));
                             }
                         }
                     }
@@ -1016,8 +1079,26 @@ impl Ctx<'_> {
                                 out.openai.api_key_source = self.api_key_source(&p2, v2)?;
                             }
                             "base_url" => out.openai.base_url = self.url(&p2, v2)?,
+                            "api_key_file" => {
+                                let s = self.string(&p2, v2)?;
+                                out.openai.api_key_file =
+                                    Some(api_key::expand_home(&s, env("HOME")));
+                            }
+                            "api_key_command" => {
+                                out.openai.api_key_command = Some(self.string(&p2, v2)?);
+                            }
+                            "api_key" => {
+                                return Err(self.err(
+                                    &p2,
+                                    k2.span(),
+                                    format!(
+                                        "a key in plain text is not accepted in config.toml; {}",
+                                        api_key::ways("openai", "OPENAI_API_KEY")
+                                    ),
+                                ));
+                            }
                             _ => {
-                                return Err(self.unknown(&p2, k2, &["api_key_source", "base_url"]));
+                                return Err(self.unknown(&p2, k2, KEY_FIELDS));
                             }
                         }
                     }

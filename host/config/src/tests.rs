@@ -381,3 +381,39 @@ fn budgets_and_allowed_shadows_are_read_and_checked() {
     let (_, key, _) = bad("[skills]\nmax_llm_calls_per_turn = -1\n");
     assert_eq!(key, "skills.max_llm_calls_per_turn");
 }
+
+#[test]
+fn api_key_file_and_command_are_read_and_a_plaintext_key_is_refused() {
+    let c = Config::parse(
+        "[provider.anthropic]\napi_key_file = \"~/k/anthropic.key\"\n\n[provider.openai]\napi_key_command = \"pass show openai\"\n",
+        Path::new("c.toml"),
+        |k| (k == "HOME").then(|| "/home/u".to_string()),
+    )
+    .unwrap();
+    assert_eq!(
+        c.provider.anthropic.api_key_file.as_deref(),
+        Some(Path::new("/home/u/k/anthropic.key"))
+    );
+    assert_eq!(
+        c.provider.openai.api_key_command.as_deref(),
+        Some("pass show openai")
+    );
+    assert_eq!(
+        c.to_json()["provider"]["openai"]["api_key_command"],
+        "pass show openai"
+    );
+    let (line, key, shown) = bad("[provider.openai]\napi_key = \"sk-1\"");
+    assert_eq!((line, key.as_str()), (2, "provider.openai.api_key"));
+    assert!(
+        shown.contains("a key in plain text is not accepted"),
+        "{shown}"
+    );
+    assert!(shown.contains("OPENAI_API_KEY"), "{shown}");
+    // Ollama needs no key; the variable comes first.
+    assert_eq!(c.api_key(ProviderKind::Ollama, no_env), Ok(None));
+    assert_eq!(
+        c.api_key(ProviderKind::OpenAi, |k| (k == "OPENAI_API_KEY")
+            .then(|| " sk-env ".into())),
+        Ok(Some("sk-env".into()))
+    );
+}
