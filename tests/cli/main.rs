@@ -610,6 +610,8 @@ mod stdin_task;
 mod approval_mode;
 // Where the provider API key comes from.
 mod api_keys;
+// One question per `exec` call.
+mod exec_questions;
 // A broken or hostile model server: bad tool arguments, huge responses, too many calls, cut streams.
 mod model_faults;
 // `agent workflow` and workflows as tools in `agent run`.
