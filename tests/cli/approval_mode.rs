@@ -183,3 +183,68 @@ fn keys_that_would_have_no_effect_are_refused_with_the_reason() {
         assert!(stderr.contains(needle), "{text}: {stderr}");
     }
 }
+
+/// The TUI with `AGENT_APPROVAL_MODE=MODE` (and `extra` flags) over the edit
+/// script; the screen once the model answered, and notes.txt then.
+fn tui(mode: &str, extra: &str) -> (String, String) {
+    use std::time::Duration;
+    let rt = tokio_rt();
+    let server = rt
+        .block_on(ModelServer::start(vec![
+            Wire::Anthropic.tool(
+                "call_e",
+                "edit",
+                &json!({"path": "notes.txt", "old": "world", "new": "agent"}),
+            ),
+            Wire::Anthropic.answer("Finished with notes.txt."),
+        ]))
+        .expect("server");
+    let sb = sandbox();
+    write(sb.project.path(), "notes.txt", "hello world\n");
+    let command = format!(
+        "env -u CI AGENT_HOME='{}' NO_COLOR=1 ANTHROPIC_API_KEY=test-key AGENT_APPROVAL_MODE={mode} \
+         '{}' --provider anthropic --model test-model --base-url '{}' {extra}",
+        sb.home.path().display(),
+        env!("CARGO_BIN_EXE_agent"),
+        server.url(),
+    );
+    let project = sb.project.path().display().to_string();
+    let tmux = super::tui::Tmux::start(
+        format!("agent-approval-{mode}-{}", std::process::id()),
+        &project,
+        &command,
+    );
+    let long = Duration::from_secs(60);
+    tmux.wait_for("/help", long)
+        .unwrap_or_else(|s| panic!("no first frame:\n{s}"));
+    tmux.keys(&["-l", "Greet the agent in notes.txt"]);
+    tmux.keys(&["Enter"]);
+    let screen = tmux
+        .wait_for("Finished with notes.txt.", long)
+        .unwrap_or_else(|s| panic!("no answer (a dialog asked?):\n{s}"));
+    tmux.keys(&["-l", "/quit"]);
+    tmux.keys(&["Enter"]);
+    assert!(tmux.wait_dead(long), "/quit did not quit");
+    let file = std::fs::read_to_string(sb.project.path().join("notes.txt")).expect("notes");
+    (screen, file)
+}
+
+#[test]
+fn in_the_tui_auto_runs_the_edit_without_a_dialog_and_deny_refuses_it() {
+    // Before: the approval dialog ("wants to run edit") waited for a key.
+    let (screen, file) = tui("auto", "--allow file:read --allow file:write");
+    assert!(!screen.contains("wants to run edit"), "{screen}");
+    assert_eq!(file, "hello agent\n", "{screen}");
+
+    let (screen, file) = tui("deny", "");
+    assert!(!screen.contains("wants to run edit"), "{screen}");
+    assert!(
+        screen.contains("not approved: tools that need approval"),
+        "{screen}"
+    );
+    assert!(
+        !screen.contains("--yes"),
+        "no CLI advice in the TUI:\n{screen}"
+    );
+    assert_eq!(file, "hello world\n");
+}
