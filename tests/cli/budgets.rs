@@ -94,3 +94,35 @@ fn the_configured_model_budget_holds_per_turn_and_is_reported() {
         "{audit}"
     );
 }
+
+/// `skills.max_shell_exec_per_skill` from config.toml holds for a skill's
+/// programs (issue 15, item 2: every budget key takes effect).
+#[test]
+fn the_configured_program_budget_holds() {
+    let sb = sandbox();
+    spender(&sb);
+    std::fs::write(
+        sb.paths().config_file(),
+        "[skills]\nmax_shell_exec_per_skill = 2\n",
+    )
+    .expect("config");
+    let out = sb.agent(&[
+        "skill",
+        "call",
+        "spender",
+        "exec-loop",
+        "--input",
+        r#"{"times": 3, "program": "true"}"#,
+        "--allow",
+        "spender/shell:exec",
+        "--allow-unsigned",
+    ]);
+    let stdout = ok(&out);
+    assert!(
+        stdout.contains(
+            "ok=2 refused=1 last=limit exceeded: skill `spender` has used its budget of 2 \
+             programs this turn (raise `skills.max_shell_exec_per_skill` in config.toml)"
+        ),
+        "{stdout}"
+    );
+}

@@ -605,6 +605,14 @@ fn a_bad_config_value_fails_with_file_line_and_key() {
 mod run;
 // Resuming a session after `kill -9`.
 mod resume;
+// Piped standard input attached to a `--prompt` task.
+mod stdin_task;
+// `agent.approval_mode` and the keys refused because they would do nothing.
+mod approval_mode;
+// Where the provider API key comes from.
+mod api_keys;
+// One question per `exec` call.
+mod exec_questions;
 // A broken or hostile model server: bad tool arguments, huge responses, too many calls, cut streams.
 mod model_faults;
 // `agent workflow` and workflows as tools in `agent run`.

@@ -321,7 +321,9 @@ pub enum RegistryCommand {
 const RUN_AFTER_HELP: &str = concat!(
     "`agent --headless ...` is `agent run ...` (the same flags, before or after it).\n\n",
     "The task comes from --prompt, --file, or standard input (when neither is given and stdin is ",
-    "not a terminal).\n\n",
+    "not a terminal). With --prompt or --file, piped standard input is attached to the task as a ",
+    "document named `stdin` (at most 256 KiB; a longer input is cut there, said so on stderr and in ",
+    "the document).\n\n",
     "Tools that require approval (edit, write_file, exec, ...) are decided without prompting: they ",
     "run when --yes is given, when --approve-skills names the skill, or when --allow grants the ",
     "skill a permission beyond file:read; ",

@@ -2,6 +2,7 @@
 //! shared state and routes to one command; the work lives in the crates.
 
 mod app;
+mod approval_mode;
 mod build;
 mod cache_audit;
 mod cli;
@@ -18,6 +19,7 @@ mod sessions_cmd;
 mod shadow;
 mod shell_cmd;
 mod skill_cmd;
+mod stdin_doc;
 mod tool_names;
 mod tui_cmd;
 mod workflow_cmd;

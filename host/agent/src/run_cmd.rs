@@ -20,7 +20,9 @@ use agent_store::NewSession;
 use anyhow::{Context, Result};
 
 use crate::app::{App, MAX_TOKENS};
+use crate::approval_mode::ModeGate;
 use crate::cli::{ProviderArgs, ProviderName, RunArgs, RunOutput, UsageError, exit};
+use crate::stdin_doc::{self, STDIN_CAP};
 
 /// Approves tools that require approval without prompting: with `--yes`,
 /// for a skill named by `--approve-skills`, or when `--allow` grants the
@@ -102,6 +104,27 @@ fn approved_skills(app: &mut App, names: &[String]) -> Result<Vec<String>> {
     Ok(names.to_vec())
 }
 
+/// The gate of the headless commands: `agent.approval_mode` in front of
+/// [`HeadlessGate`] (`--yes` overrides the mode).
+pub(crate) fn headless_gate(
+    config: &Config,
+    yes: bool,
+    allow: AllowList,
+    skills: &[Skill],
+    approved: &[String],
+) -> Arc<dyn ApprovalGate> {
+    let mode = if yes {
+        agent_config::ApprovalMode::Prompt
+    } else {
+        config.agent.approval_mode
+    };
+    ModeGate::wrap(
+        mode,
+        Arc::new(HeadlessGate::new(yes, allow, skills).with_approved_skills(approved)),
+        "; pass --yes to approve them for this run",
+    )
+}
+
 /// Parses `120s`, `5m`, `500ms`, `1h` or plain seconds.
 fn parse_duration(s: &str) -> Option<Duration> {
     let s = s.trim();
@@ -120,28 +143,59 @@ fn parse_duration(s: &str) -> Option<Duration> {
     (!d.is_zero()).then_some(d)
 }
 
-fn read_prompt(args: &RunArgs) -> Result<String> {
-    let text = if let Some(p) = &args.prompt {
-        p.clone()
+/// The task as given (for the session listing) and the message sent: with
+/// `--prompt` or `--file`, piped standard input is attached to it as a
+/// document named `stdin` (at most [`STDIN_CAP`] bytes, said so when cut); a
+/// terminal is never read.
+fn read_prompt(args: &RunArgs) -> Result<(String, String)> {
+    let given = if let Some(p) = &args.prompt {
+        Some(p.clone())
     } else if let Some(f) = &args.file {
-        std::fs::read_to_string(f)
-            .map_err(|e| UsageError(format!("--file {}: {e}", f.display())))?
-    } else if !std::io::stdin().is_terminal() {
-        let mut s = String::new();
-        std::io::stdin()
-            .read_to_string(&mut s)
-            .context("reading the task from standard input")?;
-        s
-    } else {
-        return Err(UsageError(
-            "no task: give --prompt TEXT, --file FILE, or pipe it on standard input".into(),
+        Some(
+            std::fs::read_to_string(f)
+                .map_err(|e| UsageError(format!("--file {}: {e}", f.display())))?,
         )
-        .into());
+    } else {
+        None
     };
-    if text.trim().is_empty() {
+    let piped = !std::io::stdin().is_terminal();
+    let (task, message) = match given {
+        Some(task) => {
+            let doc = if piped {
+                stdin_doc::read(std::io::stdin().lock(), STDIN_CAP)
+                    .context("reading standard input to attach it to the task")?
+            } else {
+                None
+            };
+            match doc {
+                Some(doc) => {
+                    if let Some(w) = doc.warning() {
+                        eprintln!("{w}");
+                    }
+                    let message = doc.attach_to(&task);
+                    (task, message)
+                }
+                None => (task.clone(), task),
+            }
+        }
+        None if piped => {
+            let mut s = String::new();
+            std::io::stdin()
+                .read_to_string(&mut s)
+                .context("reading the task from standard input")?;
+            (s.clone(), s)
+        }
+        None => {
+            return Err(UsageError(
+                "no task: give --prompt TEXT, --file FILE, or pipe it on standard input".into(),
+            )
+            .into());
+        }
+    };
+    if task.trim().is_empty() {
         return Err(UsageError("the task is empty".into()).into());
     }
-    Ok(text)
+    Ok((task, message))
 }
 
 pub(crate) fn provider_for(
@@ -169,10 +223,16 @@ pub(crate) fn provider_for(
         .clone()
         .unwrap_or_else(|| configured_base.clone());
     let max_bytes = usize::try_from(config.provider.max_response_bytes).unwrap_or(usize::MAX);
+    // The environment variable, else the key file, else the key command.
+    let key = config.api_key(kind, |k| std::env::var(k).ok())?;
+    let with_key = |c: ProviderConfig| match &key {
+        Some(k) => c.api_key(k.clone()),
+        None => c,
+    };
     let provider: Arc<dyn Provider> = match kind {
         ProviderKind::Anthropic => Arc::new(
             AnthropicProvider::new(
-                ProviderConfig::anthropic(&model)
+                with_key(ProviderConfig::anthropic(&model))
                     .base_url(base)
                     .max_response_bytes(max_bytes),
             )
@@ -180,7 +240,7 @@ pub(crate) fn provider_for(
         ),
         ProviderKind::OpenAi => Arc::new(
             OpenAiProvider::new(
-                ProviderConfig::openai(&model)
+                with_key(ProviderConfig::openai(&model))
                     .base_url(base)
                     .max_response_bytes(max_bytes),
             )
@@ -219,7 +279,7 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
     // ever waits for an answer on the terminal (the TUI is the interactive
     // mode).
     app.interactive = false;
-    let prompt = read_prompt(&args)?;
+    let (task, prompt) = read_prompt(&args)?;
     let config = app.config()?;
     let max_turns = args.max_turns.unwrap_or(config.agent.max_turns);
     if max_turns == 0 {
@@ -267,7 +327,7 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
             project_root: project_root.clone(),
             model: model.clone(),
             provider: provider_name.clone(),
-            first_message: Some(prompt.clone()),
+            first_message: Some(task),
         })?;
         (meta.id, Vec::new())
     };
@@ -275,9 +335,7 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
     let skills: Arc<Vec<Skill>> = Arc::new(app.load_all()?);
     let explicit = app.explicit_skills(&skills);
     let grants = app.grants()?;
-    let gate = Arc::new(
-        HeadlessGate::new(args.yes, allow, &skills).with_approved_skills(&app.approved_skills),
-    );
+    let gate = headless_gate(&config, args.yes, allow, &skills, &app.approved_skills);
     let runtime = app.runtime()?.clone();
     let services = app.services(
         "headless",

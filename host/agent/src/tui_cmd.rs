@@ -63,7 +63,7 @@ struct AgentBackend {
     invoker: Arc<Invoker>,
     skill_usage: Arc<agent_core::SkillUsage>,
     grants: Arc<GrantsAuthorizer>,
-    gate: Arc<TuiGate>,
+    gate: Arc<dyn agent_core::ApprovalGate>,
     store: Arc<Store>,
     allow: AllowList,
     interactive: bool,
@@ -515,7 +515,11 @@ pub fn run(app: &mut App, args: TuiArgs) -> Result<u8> {
     let allow = app.allowlist()?;
     let grants = app.grants()?;
     let project_root = app.project_root.clone();
-    let gate = TuiGate::new(tx.clone(), project_root.clone());
+    let gate = crate::approval_mode::ModeGate::wrap(
+        config.agent.approval_mode,
+        TuiGate::new(tx.clone(), project_root.clone()),
+        "",
+    );
     let runtime = app.runtime()?.clone();
     let services = app.services(
         "interactive",

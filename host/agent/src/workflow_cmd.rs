@@ -9,7 +9,7 @@ use anyhow::{Result, bail};
 
 use crate::app::App;
 use crate::cli::{UsageError, WorkflowCommand, WorkflowRunArgs, exit};
-use crate::run_cmd::{HeadlessGate, block, provider_for};
+use crate::run_cmd::{block, headless_gate, provider_for};
 
 pub fn run(app: &mut App, cmd: WorkflowCommand) -> Result<u8> {
     match cmd {
@@ -120,7 +120,7 @@ fn run_one(app: &mut App, args: WorkflowRunArgs) -> Result<u8> {
 
     let config = app.config()?;
     let allow = app.allowlist()?;
-    let gate = Arc::new(HeadlessGate::new(args.yes, allow, &skills));
+    let gate = headless_gate(&config, args.yes, allow, &skills, &[]);
     let runtime = app.runtime()?.clone();
     // The model is only needed when the workflow asks for it; a provider
     // that cannot be set up leaves `llm` unavailable with this reason.

@@ -11,8 +11,11 @@
 //! | `provider.default` | `anthropic`, `openai`, `ollama` | `anthropic` |
 //! | `provider.model` | a model name | per provider: `claude-sonnet-4-5`, `gpt-4o`, `llama3.1` |
 //! | `provider.anthropic.api_key_source` | `env` (`ANTHROPIC_API_KEY`) | `env` |
+//! | `provider.anthropic.api_key_file` | path of a file holding the key, readable by its owner only (`~/` expands) | unset |
+//! | `provider.anthropic.api_key_command` | a command (run with `sh -c`) whose output is the key | unset |
 //! | `provider.anthropic.base_url` | an `http(s)://` URL | `https://api.anthropic.com` |
 //! | `provider.openai.api_key_source` | `env` (`OPENAI_API_KEY`) | `env` |
+//! | `provider.openai.api_key_file`, `provider.openai.api_key_command` | as for anthropic | unset |
 //! | `provider.openai.base_url` | an `http(s)://` URL | `https://api.openai.com/v1` |
 //! | `provider.ollama.base_url` | an `http(s)://` URL | `http://localhost:11434` |
 //! | `provider.max_response_bytes` | the most bytes one model response may have, integer > 0; a larger one is cut there with an error naming this key (it also bounds the stream parsers' buffers) | `8388608` (8 MiB) |
@@ -24,14 +27,9 @@
 //! | `agent.max_invalid_tool_calls` | tool calls in a row whose arguments are not JSON (each answered with the parse error) before the run stops, integer > 0 | `5` |
 //! | `security.fail_on` | `critical`, `high`, `medium`, `low`, `info` | `high` |
 //! | `security.custom_rules` | path (relative to the project) | `.security.yaml` |
-//! | `security.enable_llm_analysis` | boolean | `true` |
-//! | `security.max_llm_calls` | integer ≥ 0 | `20` |
 //! | `security.max_findings_per_file_rule` | findings of one rule in one file an audit lists, integer > 0 | `100` |
 //! | `security.max_findings_per_rule` | findings of one rule an audit lists, integer > 0 | `10000` |
 //! | `security.max_findings_total` | findings an audit lists in all, integer > 0 (the rest are counted, not listed) | `100000` |
-//! | `wiki.format` | non-empty string | `raw-md` |
-//! | `wiki.diagrams` | non-empty string | `mermaid` |
-//! | `wiki.depth` | non-empty string | `standard` |
 //! | `skills.auto_approve` | array of skill names | `[]` |
 //! | `skills.user_skills_dir` | path (`~/` expands to `$HOME`) | unset: the config directory's `skills/` |
 //! | `skills.registry_url` | a skill index: `git+URL[#rev]`, `git://…`, `https://…`, `http://127.0.0.1…` (loopback only), `file://…` or a path | `https://github.com/aiagent-skills/registry` |
@@ -45,8 +43,19 @@
 //! | `skills.skill_shell_timeout` | duration > 0: each program a skill runs (`exec`), unless its manifest sets `exec_timeout`; above 120 s it is clamped to 120 s | `30s` |
 //! | `skills.config.<name>` | any table, handed to skill `<name>` as JSON | none |
 //!
-//! `api_key_source = "keyring"` is rejected: no keyring is available to this build; keep the
-//! key in the environment variable instead. API keys are never stored in the file.
+//! Every key takes effect. Keys that would not are refused with the reason: `[wiki]` (there is
+//! no wiki generator in this build), `security.enable_llm_analysis` and `security.max_llm_calls`
+//! (`agent security-audit` does no model analysis in this build).
+//!
+//! `agent.approval_mode` decides tools that require approval (`edit`, `write_file`, `exec`, ...):
+//! `prompt` — the interface decides (the TUI asks; `agent run` and `agent workflow run` approve
+//! with `--yes` or an `--allow` of a permission the skill declares beyond `file:read`); `auto` —
+//! approved without asking, as with `--yes`; `deny` — refused without asking (`--yes` still
+//! approves). The capabilities an approved tool uses are still checked against the grants.
+//!
+//! An API key comes from the provider's environment variable, else `api_key_file`, else
+//! `api_key_command` ([`Config::api_key`]); a plaintext `api_key` is refused, naming these three.
+//! `api_key_source = "keyring"` is rejected: no keyring is available to this build.
 //!
 //! # Environment overrides
 //!
@@ -74,6 +83,9 @@ use std::time::Duration;
 
 use agent_manifest::is_skill_name;
 use serde_json::{Map as JsonMap, Value as Json};
+
+mod api_key;
+pub use api_key::KEY_COMMAND_TIMEOUT;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
@@ -235,6 +247,10 @@ impl ProviderConfig {
 pub struct AnthropicConfig {
     /// `api_key_source`.
     pub api_key_source: ApiKeySource,
+    /// `api_key_file`: a file holding the key (used when the variable is unset).
+    pub api_key_file: Option<PathBuf>,
+    /// `api_key_command`: prints the key (used when the variable and file are unset).
+    pub api_key_command: Option<String>,
     /// `base_url`.
     pub base_url: String,
 }
@@ -248,6 +264,8 @@ impl Default for AnthropicConfig {
     fn default() -> Self {
         AnthropicConfig {
             api_key_source: ApiKeySource::Env,
+            api_key_file: None,
+            api_key_command: None,
             base_url: "https://api.anthropic.com".into(),
         }
     }
@@ -258,6 +276,10 @@ impl Default for AnthropicConfig {
 pub struct OpenAiConfig {
     /// `api_key_source`.
     pub api_key_source: ApiKeySource,
+    /// `api_key_file`: a file holding the key (used when the variable is unset).
+    pub api_key_file: Option<PathBuf>,
+    /// `api_key_command`: prints the key (used when the variable and file are unset).
+    pub api_key_command: Option<String>,
     /// `base_url`.
     pub base_url: String,
 }
@@ -271,6 +293,8 @@ impl Default for OpenAiConfig {
     fn default() -> Self {
         OpenAiConfig {
             api_key_source: ApiKeySource::Env,
+            api_key_file: None,
+            api_key_command: None,
             base_url: "https://api.openai.com/v1".into(),
         }
     }
@@ -406,10 +430,6 @@ pub struct SecurityConfig {
     pub fail_on: Severity,
     /// `custom_rules`: the project's rules file.
     pub custom_rules: PathBuf,
-    /// `enable_llm_analysis`.
-    pub enable_llm_analysis: bool,
-    /// `max_llm_calls`.
-    pub max_llm_calls: u32,
     /// `max_findings_per_file_rule`: findings of one rule in one file an
     /// audit lists.
     pub max_findings_per_file_rule: u32,
@@ -424,32 +444,9 @@ impl Default for SecurityConfig {
         SecurityConfig {
             fail_on: Severity::High,
             custom_rules: PathBuf::from(".security.yaml"),
-            enable_llm_analysis: true,
-            max_llm_calls: 20,
             max_findings_per_file_rule: 100,
             max_findings_per_rule: 10_000,
             max_findings_total: 100_000,
-        }
-    }
-}
-
-/// `[wiki]`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct WikiConfig {
-    /// `format`, e.g. `raw-md`, `hugo`.
-    pub format: String,
-    /// `diagrams`, e.g. `mermaid`.
-    pub diagrams: String,
-    /// `depth`, e.g. `standard`, `deep`.
-    pub depth: String,
-}
-
-impl Default for WikiConfig {
-    fn default() -> Self {
-        WikiConfig {
-            format: "raw-md".into(),
-            diagrams: "mermaid".into(),
-            depth: "standard".into(),
         }
     }
 }
@@ -512,8 +509,6 @@ pub struct Config {
     pub agent: AgentConfig,
     /// `[security]`.
     pub security: SecurityConfig,
-    /// `[wiki]`.
-    pub wiki: WikiConfig,
     /// `[skills]`.
     pub skills: SkillsConfig,
 }
@@ -561,16 +556,23 @@ impl Config {
         for (key, value) in doc.get_ref() {
             let name = key.get_ref().as_ref();
             match name {
-                "provider" => ctx.provider(&mut config.provider, key, value)?,
+                "provider" => ctx.provider(&mut config.provider, key, value, &env)?,
                 "agent" => ctx.agent(&mut config.agent, key, value)?,
                 "security" => ctx.security(&mut config.security, key, value)?,
-                "wiki" => ctx.wiki(&mut config.wiki, key, value)?,
+                "wiki" => {
+                    return Err(ctx.err(
+                        "wiki",
+                        key.span(),
+                        "there is no wiki generator in this build, so this section would have \
+                         no effect; remove it",
+                    ));
+                }
                 "skills" => ctx.skills(&mut config.skills, key, value, &env)?,
                 _ => {
                     return Err(ctx.unknown(
                         name,
                         key,
-                        &["provider", "agent", "security", "wiki", "skills"],
+                        &["provider", "agent", "security", "skills"],
                     ));
                 }
             }
@@ -662,7 +664,7 @@ impl Config {
     /// omitted). It holds no secrets: API keys are never part of the configuration.
     pub fn to_json(&self) -> Json {
         let p = &self.provider;
-        let provider = serde_json::json!({
+        let mut provider = serde_json::json!({
             "default": p.default.as_str(),
             "model": p.effective_model(),
             "anthropic": {
@@ -676,6 +678,23 @@ impl Config {
             "ollama": { "base_url": p.ollama.base_url },
             "max_response_bytes": p.max_response_bytes,
         });
+        for (name, file, command) in [
+            (
+                "anthropic",
+                &p.anthropic.api_key_file,
+                &p.anthropic.api_key_command,
+            ),
+            ("openai", &p.openai.api_key_file, &p.openai.api_key_command),
+        ] {
+            if let Some(section) = provider.get_mut(name).and_then(Json::as_object_mut) {
+                if let Some(f) = file {
+                    section.insert("api_key_file".into(), Json::from(f.display().to_string()));
+                }
+                if let Some(c) = command {
+                    section.insert("api_key_command".into(), Json::from(c.as_str()));
+                }
+            }
+        }
         let s = &self.skills;
         let mut skills = serde_json::json!({
             "auto_approve": s.auto_approve,
@@ -709,16 +728,9 @@ impl Config {
             "security": {
                 "fail_on": self.security.fail_on.as_str(),
                 "custom_rules": self.security.custom_rules.display().to_string(),
-                "enable_llm_analysis": self.security.enable_llm_analysis,
-                "max_llm_calls": self.security.max_llm_calls,
                 "max_findings_per_file_rule": self.security.max_findings_per_file_rule,
                 "max_findings_per_rule": self.security.max_findings_per_rule,
                 "max_findings_total": self.security.max_findings_total,
-            },
-            "wiki": {
-                "format": self.wiki.format,
-                "diagrams": self.wiki.diagrams,
-                "depth": self.wiki.depth,
             },
             "skills": skills,
         })
@@ -735,6 +747,14 @@ pub struct ApiKeyStatus {
     /// Whether the variable is set and not empty.
     pub set: bool,
 }
+
+/// The keys of `[provider.anthropic]` and `[provider.openai]`.
+const KEY_FIELDS: &[&str] = &[
+    "api_key_source",
+    "api_key_file",
+    "api_key_command",
+    "base_url",
+];
 
 const POSITIVE: &str = "expected a whole number greater than 0";
 
@@ -956,19 +976,6 @@ impl Ctx<'_> {
         u32::try_from(n).map_err(|_| self.err(path, value.span(), POSITIVE))
     }
 
-    fn bool(&self, path: &str, value: &Val<'_>) -> Result<bool, ConfigError> {
-        value.get_ref().as_bool().ok_or_else(|| {
-            self.err(
-                path,
-                value.span(),
-                format!(
-                    "expected true or false, found {}",
-                    value.get_ref().type_str()
-                ),
-            )
-        })
-    }
-
     fn duration(&self, path: &str, value: &Val<'_>) -> Result<Duration, ConfigError> {
         let s = value.get_ref().as_str().ok_or_else(|| {
             self.err(
@@ -1008,6 +1015,7 @@ impl Ctx<'_> {
         out: &mut ProviderConfig,
         key: &Key<'_>,
         value: &Val<'_>,
+        env: &impl Fn(&str) -> Option<String>,
     ) -> Result<(), ConfigError> {
         const KEYS: &[&str] = &[
             "default",
@@ -1038,8 +1046,26 @@ impl Ctx<'_> {
                                 out.anthropic.api_key_source = self.api_key_source(&p2, v2)?;
                             }
                             "base_url" => out.anthropic.base_url = self.url(&p2, v2)?,
+                            "api_key_file" => {
+                                let s = self.string(&p2, v2)?;
+                                out.anthropic.api_key_file =
+                                    Some(api_key::expand_home(&s, env("HOME")));
+                            }
+                            "api_key_command" => {
+                                out.anthropic.api_key_command = Some(self.string(&p2, v2)?);
+                            }
+                            "api_key" => {
+                                return Err(self.err(
+                                    &p2,
+                                    k2.span(),
+                                    format!(
+                                        "a key in plain text is not accepted in config.toml; {}",
+                                        api_key::ways("anthropic", "ANTHROPIC_API_KEY")
+                                    ),
+                                ));
+                            }
                             _ => {
-                                return Err(self.unknown(&p2, k2, &["api_key_source", "base_url"]));
+                                return Err(self.unknown(&p2, k2, KEY_FIELDS));
                             }
                         }
                     }
@@ -1053,8 +1079,26 @@ impl Ctx<'_> {
                                 out.openai.api_key_source = self.api_key_source(&p2, v2)?;
                             }
                             "base_url" => out.openai.base_url = self.url(&p2, v2)?,
+                            "api_key_file" => {
+                                let s = self.string(&p2, v2)?;
+                                out.openai.api_key_file =
+                                    Some(api_key::expand_home(&s, env("HOME")));
+                            }
+                            "api_key_command" => {
+                                out.openai.api_key_command = Some(self.string(&p2, v2)?);
+                            }
+                            "api_key" => {
+                                return Err(self.err(
+                                    &p2,
+                                    k2.span(),
+                                    format!(
+                                        "a key in plain text is not accepted in config.toml; {}",
+                                        api_key::ways("openai", "OPENAI_API_KEY")
+                                    ),
+                                ));
+                            }
                             _ => {
-                                return Err(self.unknown(&p2, k2, &["api_key_source", "base_url"]));
+                                return Err(self.unknown(&p2, k2, KEY_FIELDS));
                             }
                         }
                     }
@@ -1119,8 +1163,6 @@ impl Ctx<'_> {
         const KEYS: &[&str] = &[
             "fail_on",
             "custom_rules",
-            "enable_llm_analysis",
-            "max_llm_calls",
             "max_findings_per_file_rule",
             "max_findings_per_rule",
             "max_findings_total",
@@ -1133,33 +1175,21 @@ impl Ctx<'_> {
                     out.fail_on = self.choice(&path, v, Severity::NAMES, Severity::parse)?
                 }
                 "custom_rules" => out.custom_rules = PathBuf::from(self.string(&path, v)?),
-                "enable_llm_analysis" => out.enable_llm_analysis = self.bool(&path, v)?,
-                "max_llm_calls" => out.max_llm_calls = self.u32(&path, v, 0)?,
+                "enable_llm_analysis" | "max_llm_calls" => {
+                    return Err(self.err(
+                        &path,
+                        k.span(),
+                        "`agent security-audit` does no model analysis in this build, so this \
+                         key would have no effect; remove it (the audit runs the rules and \
+                         scanners; `--scanners` picks which)",
+                    ));
+                }
                 "max_findings_per_file_rule" => {
                     out.max_findings_per_file_rule = self.u32(&path, v, 1)?
                 }
                 "max_findings_per_rule" => out.max_findings_per_rule = self.u32(&path, v, 1)?,
                 "max_findings_total" => out.max_findings_total = self.u32(&path, v, 1)?,
                 _ => return Err(self.unknown(&path, k, KEYS)),
-            }
-        }
-        Ok(())
-    }
-
-    fn wiki(
-        &self,
-        out: &mut WikiConfig,
-        key: &Key<'_>,
-        value: &Val<'_>,
-    ) -> Result<(), ConfigError> {
-        for (k, v) in self.table("wiki", key, value)? {
-            let name: &str = k.get_ref();
-            let path = format!("wiki.{name}");
-            match name {
-                "format" => out.format = self.string(&path, v)?,
-                "diagrams" => out.diagrams = self.string(&path, v)?,
-                "depth" => out.depth = self.string(&path, v)?,
-                _ => return Err(self.unknown(&path, k, &["format", "diagrams", "depth"])),
             }
         }
         Ok(())

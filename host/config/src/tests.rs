@@ -23,13 +23,6 @@ context_budget = 100000
 [security]
 fail_on = "high"
 custom_rules = ".security.yaml"
-enable_llm_analysis = true
-max_llm_calls = 20
-
-[wiki]
-format = "raw-md"
-diagrams = "mermaid"
-depth = "standard"
 
 [skills]
 auto_approve = ["core-tools", "git"]
@@ -79,8 +72,6 @@ fn the_spec_example_parses() {
     assert_eq!(c.agent.max_turns, 50);
     assert_eq!(c.agent.context_budget, 100_000);
     assert_eq!(c.security.fail_on, Severity::High);
-    assert!(c.security.enable_llm_analysis);
-    assert_eq!(c.wiki.format, "raw-md");
     assert_eq!(c.skills.auto_approve, vec!["core-tools", "git"]);
     assert_eq!(
         c.skills.user_skills_dir.as_deref(),
@@ -173,10 +164,16 @@ fn bad_values_name_key_and_line() {
             "\"critical\"",
         ),
         (
-            "[security]\nenable_llm_analysis = \"yes\"",
+            "[security]\nenable_llm_analysis = true",
             2,
             "security.enable_llm_analysis",
-            "true or false",
+            "does no model analysis in this build, so this key would have no effect; remove it",
+        ),
+        (
+            "[security]\nmax_llm_calls = 20",
+            2,
+            "security.max_llm_calls",
+            "does no model analysis in this build",
         ),
         (
             "[skills]\nauto_approve = \"git\"",
@@ -202,7 +199,12 @@ fn bad_values_name_key_and_line() {
             "skills.config.kubernetes",
             "table",
         ),
-        ("[wiki]\nformat = \"\"", 2, "wiki.format", "non-empty"),
+        (
+            "[agent]\nmax_turns = 3\n\n[wiki]\nformat = \"raw-md\"",
+            4,
+            "wiki",
+            "there is no wiki generator in this build, so this section would have no effect",
+        ),
     ];
     for (text, line, key, needle) in cases {
         let (l, k, shown) = bad(text);
@@ -378,4 +380,40 @@ fn budgets_and_allowed_shadows_are_read_and_checked() {
     );
     let (_, key, _) = bad("[skills]\nmax_llm_calls_per_turn = -1\n");
     assert_eq!(key, "skills.max_llm_calls_per_turn");
+}
+
+#[test]
+fn api_key_file_and_command_are_read_and_a_plaintext_key_is_refused() {
+    let c = Config::parse(
+        "[provider.anthropic]\napi_key_file = \"~/k/anthropic.key\"\n\n[provider.openai]\napi_key_command = \"pass show openai\"\n",
+        Path::new("c.toml"),
+        |k| (k == "HOME").then(|| "/home/u".to_string()),
+    )
+    .unwrap();
+    assert_eq!(
+        c.provider.anthropic.api_key_file.as_deref(),
+        Some(Path::new("/home/u/k/anthropic.key"))
+    );
+    assert_eq!(
+        c.provider.openai.api_key_command.as_deref(),
+        Some("pass show openai")
+    );
+    assert_eq!(
+        c.to_json()["provider"]["openai"]["api_key_command"],
+        "pass show openai"
+    );
+    let (line, key, shown) = bad("[provider.openai]\napi_key = \"sk-1\"");
+    assert_eq!((line, key.as_str()), (2, "provider.openai.api_key"));
+    assert!(
+        shown.contains("a key in plain text is not accepted"),
+        "{shown}"
+    );
+    assert!(shown.contains("OPENAI_API_KEY"), "{shown}");
+    // Ollama needs no key; the variable comes first.
+    assert_eq!(c.api_key(ProviderKind::Ollama, no_env), Ok(None));
+    assert_eq!(
+        c.api_key(ProviderKind::OpenAi, |k| (k == "OPENAI_API_KEY")
+            .then(|| " sk-env ".into())),
+        Ok(Some("sk-env".into()))
+    );
 }

@@ -34,7 +34,7 @@ pub use host::HostPattern;
 pub use manifest::{
     Compatibility, ConstraintsDecl, DEFAULT_MAX_CONTEXT_TOKENS, Dependency, Implementation,
     MANIFEST_FILE, MAX_MANIFEST_BYTES, Manifest, Mode, Platform, PromptConfig, ScannerDecl,
-    SecurityRules, SkillType, ToolDecl, Triggers, Wiki, WikiDiagram, WikiSection,
+    SecurityRules, SkillType, ToolDecl, ToolFiles, Triggers, Wiki, WikiDiagram, WikiSection,
 };
 pub use permission::{Permission, UnknownPermission};
 pub use rules::{

@@ -283,6 +283,38 @@ pub struct ToolDecl {
     pub input_schema_file: Option<PathBuf>,
     /// Whether every call asks the user first (default `false`).
     pub requires_approval: bool,
+    /// `files`: the project files a call needs (default: `read` for a tool
+    /// without `requires_approval`, `write` for one with it).
+    pub files: ToolFiles,
+}
+
+/// The project files a tool's call needs (`tools[].files`): decides the
+/// mount of `/project` and so which file permission a call asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolFiles {
+    /// No mount, no file question (e.g. `exec`, which runs a program on the
+    /// host through the `exec` import).
+    None,
+    /// At most a read-only mount (`file:read`).
+    Read,
+    /// A read-write mount (`file:write`; only with `requires_approval: true`).
+    Write,
+}
+
+impl ToolFiles {
+    /// The names in `SKILL.yaml`.
+    pub const NAMES: &[&str] = &["none", "read", "write"];
+
+    /// Parses a name of [`ToolFiles::NAMES`].
+    pub fn parse(s: &str) -> Option<ToolFiles> {
+        match s {
+            "none" => Some(ToolFiles::None),
+            "read" => Some(ToolFiles::Read),
+            "write" => Some(ToolFiles::Write),
+            _ => None,
+        }
+    }
 }
 
 /// A scanner the skill's component exports (`security_rules.scanners[]`).

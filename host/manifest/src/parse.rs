@@ -14,7 +14,7 @@ use crate::host::HostPattern;
 use crate::manifest::{
     Compatibility, ConstraintsDecl, DEFAULT_MAX_CONTEXT_TOKENS, Dependency, Implementation,
     Manifest, Mode, Platform, PromptConfig, ScannerDecl, SecurityRules, SkillType, ToolDecl,
-    Triggers, Wiki, WikiDiagram, WikiSection,
+    ToolFiles, Triggers, Wiki, WikiDiagram, WikiSection,
 };
 use crate::permission::Permission;
 use crate::rules;
@@ -835,6 +835,7 @@ fn tools(cx: &Cx<'_>, at: &At<'_>) -> Result<Vec<ToolDecl>> {
                 "description",
                 "input_schema_file",
                 "requires_approval",
+                "files",
             ],
         )?;
         let name_at = fields.required(cx, "name", "the tool's name, e.g. `kubectl_get`")?;
@@ -852,11 +853,36 @@ fn tools(cx: &Cx<'_>, at: &At<'_>) -> Result<Vec<ToolDecl>> {
             .map(|at| cx.boolean(&at))
             .transpose()?
             .unwrap_or(false);
+        let files = match fields.get("files") {
+            None if requires_approval => ToolFiles::Write,
+            None => ToolFiles::Read,
+            Some(at) => {
+                let text = cx.string(&at)?;
+                let files = ToolFiles::parse(&text).ok_or_else(|| {
+                    cx.at_err(
+                        &at,
+                        format!(
+                            "expected one of {}, found `{text}`",
+                            ToolFiles::NAMES.join(", ")
+                        ),
+                    )
+                })?;
+                if files == ToolFiles::Write && !requires_approval {
+                    return Err(cx.at_err(
+                        &at,
+                        "`files: write` needs `requires_approval: true` (a tool that may \
+                         change files asks first)",
+                    ));
+                }
+                files
+            }
+        };
         tools.push(ToolDecl {
             name,
             description,
             input_schema_file,
             requires_approval,
+            files,
         });
     }
     Ok(tools)

@@ -141,18 +141,21 @@ fn kubernetes_example_parses_with_every_field() {
                 description: "Get Kubernetes resources".into(),
                 input_schema_file: Some(PathBuf::from("schemas/kubectl_get.json")),
                 requires_approval: false,
+                files: ToolFiles::Read,
             },
             ToolDecl {
                 name: "kubectl_apply".into(),
                 description: "Apply a Kubernetes manifest".into(),
                 input_schema_file: Some(PathBuf::from("schemas/kubectl_apply.json")),
                 requires_approval: true,
+                files: ToolFiles::Write,
             },
             ToolDecl {
                 name: "kubectl_logs".into(),
                 description: "Get container logs from a pod".into(),
                 input_schema_file: Some(PathBuf::from("schemas/kubectl_logs.json")),
                 requires_approval: false,
+                files: ToolFiles::Read,
             },
         ]
     );
@@ -425,7 +428,7 @@ fn an_unknown_nested_key_names_its_path_and_line() {
         ),
         Some(12),
         "tools[1].approval",
-        "unknown field `approval` (expected one of: name, description, input_schema_file, requires_approval)",
+        "unknown field `approval` (expected one of: name, description, input_schema_file, requires_approval, files)",
     );
     check(
         &with("triggers:\n  file: ['*.rs']\n"),
@@ -932,6 +935,28 @@ fn dependencies_are_validated() {
 }
 
 // ---------------------------------------------------------------- tools
+
+#[test]
+fn a_tools_files_decide_its_mount_and_write_needs_approval() {
+    let m = parse(&with(
+        "tools:\n  - name: a\n    description: x\n    requires_approval: true\n    files: none\n  - name: b\n    description: y\n",
+    ))
+    .unwrap();
+    assert_eq!(m.tools[0].files, ToolFiles::None);
+    assert_eq!(m.tools[1].files, ToolFiles::Read);
+    check(
+        &with("tools:\n  - name: a\n    description: x\n    files: write\n"),
+        Some(10),
+        "tools[0].files",
+        "`files: write` needs `requires_approval: true` (a tool that may change files asks first)",
+    );
+    check(
+        &with("tools:\n  - name: a\n    description: x\n    files: all\n"),
+        Some(10),
+        "tools[0].files",
+        "expected one of none, read, write, found `all`",
+    );
+}
 
 #[test]
 fn tools_are_validated() {

@@ -4,7 +4,10 @@
 #[derive(Debug, thiserror::Error)]
 pub enum ProviderError {
     /// No API key was given and the environment variable is not set.
-    #[error("no API key: set the {var} environment variable or give the key in the configuration")]
+    #[error(
+        "no API key: set the {var} environment variable (agent also reads `api_key_file` or \
+         `api_key_command` under the provider's section of config.toml)"
+    )]
     MissingApiKey {
         /// The environment variable that was consulted.
         var: &'static str,

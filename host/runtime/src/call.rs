@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_manifest::Permission;
+use agent_manifest::{Permission, ToolFiles};
 use wasmtime::component::{Instance, ResourceTable};
 use wasmtime::{Store, StoreLimitsBuilder, Trap};
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
@@ -78,6 +78,8 @@ pub enum CallError {
 /// How much file access a call may ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileIntent {
+    /// No mount: the call asks for no file permission.
+    None,
     /// At most a read-only mount (`file:read`).
     Read,
     /// A read-write mount when `file:write` is granted, else read-only.
@@ -191,7 +193,7 @@ impl Runtime {
 
         let uses_fs = skill.info.as_ref().is_some_and(|i| i.uses_filesystem());
         let root_display = ctx.project_root.display().to_string();
-        let file_access = if !uses_fs || !consult_grants {
+        let file_access = if !uses_fs || !consult_grants || intent == Some(FileIntent::None) {
             None
         } else if intent == Some(FileIntent::Write)
             && check(
@@ -301,9 +303,11 @@ impl Runtime {
 
     /// Instantiates `skill`, calls one tool, and drops the instance.
     ///
-    /// Least privilege for files: a tool the manifest does not mark
-    /// `requires_approval` (a read-only tool by convention) runs with at most
-    /// a read-only mount and never triggers a `file:write` request.
+    /// Least privilege for files: the manifest's `files` for the tool
+    /// decides the mount — `none` (no mount, no file question), `read` (at
+    /// most read-only: the default of a tool without `requires_approval`,
+    /// which never triggers a `file:write` request) or `write`. A tool the
+    /// manifest does not list may write.
     ///
     /// # Errors
     /// See [`SkillInstance::call_tool`].
@@ -314,9 +318,10 @@ impl Runtime {
         tool: &str,
         input: &str,
     ) -> Result<(Result<ToolOutput, SkillError>, Vec<LogLine>), CallError> {
-        let intent = match skill.manifest.tool(tool) {
-            Some(decl) if !decl.requires_approval => FileIntent::Read,
-            _ => FileIntent::Write,
+        let intent = match skill.manifest.tool(tool).map(|d| d.files) {
+            Some(ToolFiles::None) => FileIntent::None,
+            Some(ToolFiles::Read) => FileIntent::Read,
+            Some(ToolFiles::Write) | None => FileIntent::Write,
         };
         let mut instance = self.instantiate_for(skill, ctx, intent).await?;
         let result = instance.call_tool(tool, input).await?;
