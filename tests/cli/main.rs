@@ -733,3 +733,5 @@ mod audit_log;
 mod input_errors;
 // A newcomer's rough edges: log colours, commands named in the docs, global flags.
 mod newcomer;
+// `agent skill install` sources: forge shorthands as git, unsigned directories.
+mod install_sources;
