@@ -1,5 +1,6 @@
-//! What `agent skill install` accepts as a source (issue 15): the spec's own example
-//! `agent skill install github.com/OWNER/REPO` is a git repository, not a local path.
+//! What `agent skill install` accepts (issue 15): the spec's own example
+//! `agent skill install github.com/OWNER/REPO` is a git repository, not a local path; an
+//! unsigned directory is refused at install rather than installed to be refused at every load.
 //!
 //! Nothing here leaves the machine: git's own `url.<base>.insteadOf` configuration, given
 //! through the documented `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n`
@@ -13,7 +14,7 @@ use std::process::Output;
 use agent_tests::{Sandbox, text};
 
 use super::registry::{GitDaemon, Publisher, commit, git, only, s};
-use super::{ok, sandbox};
+use super::{code, ok, sandbox};
 
 /// Runs the binary with git's clones of `https://github.com/` going to `daemon`.
 fn agent_via_daemon(sb: &Sandbox, daemon: &GitDaemon, args: &[&str]) -> Output {
@@ -104,4 +105,58 @@ fn a_forge_shorthand_installs_from_git() {
     );
     assert!(!Path::new(&user_dir.join("rust-hello")).exists());
     drop(daemon);
+}
+
+/// `agent skill install ./dir --allow-unsigned` used to install an unsigned skill that every
+/// later load refused (--allow-unsigned never applies to installed skills): a skill that could
+/// never be used. The install is now refused, saying why and what to do, and nothing is
+/// installed; what it suggests for development (`--allow-unsigned --skills DIR`) works, and
+/// the signed skill installs and loads.
+#[test]
+fn an_unsigned_directory_is_refused_at_install_with_what_to_do() {
+    let sb = sandbox();
+    let publisher = Publisher::new(&sb);
+    let (manifest, component) = publisher.source("0.3.0", "");
+    let dir = manifest.parent().expect("dir");
+    let user_dir = sb.paths().user_skills_dir();
+
+    for flags in [&["--allow-unsigned"][..], &[][..]] {
+        let mut args = flags.to_vec();
+        args.extend(["skill", "install", s(dir)]);
+        let out = sb.agent(&args);
+        assert_eq!(code(&out), 1, "{args:?}: {:?}", text(&out));
+        let stderr = text(&out).1;
+        assert!(
+            stderr.contains("skill `rust-hello`")
+                && stderr.contains("is not signed")
+                && stderr.contains("--allow-unsigned never applies to installed skills")
+                && stderr.contains("agent skill build")
+                && stderr.contains("agent --allow-unsigned --skills"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!user_dir.join("rust-hello").exists(), "{args:?}");
+        only(&user_dir, &[]);
+    }
+
+    // The development route the message names loads it, unsigned, from where it is.
+    let out = sb.agent(&["--allow-unsigned", "--skills", s(dir), "skill", "list"]);
+    let list = ok(&out);
+    assert!(list.lines().any(|l| l.starts_with("rust-hello")), "{list}");
+
+    // Signed, it installs and loads without any flag.
+    ok(&sb.agent(&["skill", "sign", s(&component), "--key", s(&publisher.key)]));
+    let out = sb.agent(&["skill", "install", s(dir)]);
+    assert!(
+        ok(&out).contains("installed rust-hello 0.3.0"),
+        "{:?}",
+        text(&out)
+    );
+    let out = sb.agent(&["skill", "list"]);
+    let list = ok(&out);
+    assert!(
+        list.lines()
+            .any(|l| l.starts_with("rust-hello") && l.contains("0.3.0")),
+        "{list}"
+    );
+    assert!(!text(&out).1.contains("rust-hello"), "{:?}", text(&out));
 }

@@ -650,8 +650,8 @@ fn not_granted_note(app: &App, name: &str, perms: &[PermissionRef]) {
 
 fn install_dir(app: &mut App, src: &Path, dest: &Path, place: &InstallPlace) -> Result<u8> {
     let trust = trust_store(app)?;
-    let installed = agent_registry::install_from_dir(src, dest, &trust, app.global.allow_unsigned)
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let installed =
+        agent_registry::install_from_dir(src, dest, &trust).map_err(|e| anyhow::anyhow!("{e}"))?;
     let abs = std::path::absolute(src).unwrap_or(src.to_path_buf());
     let store = app.store()?;
     finish_install(
