@@ -735,3 +735,5 @@ mod input_errors;
 mod newcomer;
 // `agent skill install` sources: forge shorthands as git, unsigned directories.
 mod install_sources;
+// core-tools accepts the host's absolute path of a project file; everything else stays refused.
+mod project_paths;
