@@ -7,8 +7,11 @@
 //! there is no mount and every path fails with `NotFound`.
 //!
 //! Paths from the model or the user go through [`project_path`] first: it
-//! accepts a path relative to the project root, or an absolute one under
-//! `/project`, and refuses any that leaves the project (`..` above the root).
+//! accepts a path relative to the project root, an absolute one under
+//! `/project`, or the project's own absolute path on the host (which the
+//! model sees, and which the host gives with the mount in
+//! [`HOST_ROOT_ENV`]) mapped onto `/project`; it refuses any that leaves the
+//! project (`..` above the root, another absolute path).
 //! The WASI sandbox refuses escapes too (symlinks that point outside fail
 //! with `PermissionDenied`); the check here gives the model a clear message
 //! instead.
@@ -24,6 +27,12 @@ use crate::ToolError;
 /// Where the host mounts the project root in the guest (the WIT
 /// `project.guest-root` is always this path when files are granted).
 pub const PROJECT_ROOT: &str = "/project";
+
+/// The environment variable in which the host gives, whenever it mounts the
+/// project, the project root's absolute path on the host (canonical), so that
+/// a path the model took from its own view of the machine
+/// (`/home/u/proj/src/lib.rs`) maps onto the mount (`/project/src/lib.rs`).
+pub const HOST_ROOT_ENV: &str = "AGENT_PROJECT_HOST_ROOT";
 
 /// What a file operation was trying to do, so that a refusal can name the
 /// missing permission.
@@ -47,7 +56,8 @@ pub fn project_root() -> Result<PathBuf, ToolError> {
 
 /// Resolves a user-given path to where it is in the guest: a relative path
 /// (`src/main.rs`, `./src`, `.`, or empty for the root) is taken from the
-/// project root, an absolute one must be under `/project`.
+/// project root, an absolute one must be under `/project` or under the
+/// project's path on the host ([`HOST_ROOT_ENV`]), which maps onto it.
 ///
 /// # Errors
 ///
@@ -67,18 +77,20 @@ pub fn project_path(user_path: &str) -> Result<PathBuf, ToolError> {
     resolve(&root, user_path)
 }
 
-/// Resolves `user_path` against `root`, the pure part of [`project_path`].
+/// Resolves `user_path` against `root`, the part of [`project_path`] that
+/// takes the mount point as a parameter.
 ///
 /// `.` components are dropped and `..` components are applied lexically; a
 /// `..` that would go above `root` is refused, as is an absolute path that
-/// is not under `root`.
+/// is under neither `root` nor the host's project path ([`HOST_ROOT_ENV`],
+/// when the host gave it).
 ///
 /// # Errors
 ///
 /// [`ToolError::InvalidInput`] when the path leaves the project or is not
 /// valid UTF-8.
 pub fn resolve(root: &Path, user_path: &str) -> Result<PathBuf, ToolError> {
-    let parts = normalize(root, user_path)?;
+    let parts = normalize(root, host_root().as_deref(), user_path)?;
     let mut path = root.to_path_buf();
     path.extend(parts);
     Ok(path)
@@ -92,7 +104,7 @@ pub fn resolve(root: &Path, user_path: &str) -> Result<PathBuf, ToolError> {
 ///
 /// As [`resolve`].
 pub fn relative(root: &Path, user_path: &str) -> Result<String, ToolError> {
-    let parts = normalize(root, user_path)?;
+    let parts = normalize(root, host_root().as_deref(), user_path)?;
     if parts.is_empty() {
         Ok(".".to_string())
     } else {
@@ -241,17 +253,41 @@ fn no_file_access() -> ToolError {
     )
 }
 
-/// The path's components below `root`, after applying `.` and `..`.
-fn normalize(root: &Path, user_path: &str) -> Result<Vec<String>, ToolError> {
+/// The project's path on the host, when the host gave it ([`HOST_ROOT_ENV`]).
+fn host_root() -> Option<PathBuf> {
+    std::env::var_os(HOST_ROOT_ENV)
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+}
+
+/// The path's components below `root`, after applying `.` and `..`. An
+/// absolute path is taken below `host_root` (the project's path on the host)
+/// or below `root` (the mount), whole components only: `/home/u/proj2` is
+/// not under `/home/u/proj`.
+fn normalize(
+    root: &Path,
+    host_root: Option<&Path>,
+    user_path: &str,
+) -> Result<Vec<String>, ToolError> {
     let path = Path::new(user_path);
     let rest = if path.has_root() {
-        path.strip_prefix(root).map_err(|_| {
-            ToolError::InvalidInput(format!(
-                "`{user_path}` is outside the project: use a path relative to the project root, \
-                 or an absolute path under {}",
-                root.display()
-            ))
-        })?
+        host_root
+            .and_then(|h| path.strip_prefix(h).ok())
+            .or_else(|| path.strip_prefix(root).ok())
+            .ok_or_else(|| {
+                let under = match host_root {
+                    Some(h) => format!(
+                        "{} (or {}, the same directory)",
+                        h.display(),
+                        root.display()
+                    ),
+                    None => root.display().to_string(),
+                };
+                ToolError::InvalidInput(format!(
+                    "`{user_path}` is outside the project: use a path relative to the project \
+                     root, or an absolute path under {under}"
+                ))
+            })?
     } else {
         path
     };
@@ -312,6 +348,53 @@ mod tests {
         assert_eq!(ok("src/../Cargo.toml"), "/project/Cargo.toml");
         assert_eq!(ok("."), "/project");
         assert_eq!(ok(""), "/project");
+    }
+
+    /// The model passes the host's absolute path of a project file (Claude Code's own Read
+    /// tool requires absolute paths): it maps onto the mount. Everything else stays refused:
+    /// a sibling directory sharing the prefix, `..` out of the host path, other paths.
+    #[test]
+    fn the_hosts_absolute_path_of_the_project_maps_onto_the_mount() {
+        let host = Some(Path::new("/home/u/proj"));
+        let map = |p: &str| {
+            normalize(root(), host, p)
+                .map(|parts| parts.join("/"))
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(map("/home/u/proj/probe.txt").as_deref(), Ok("probe.txt"));
+        assert_eq!(
+            map("/home/u/proj/src/./a/../lib.rs").as_deref(),
+            Ok("src/lib.rs")
+        );
+        assert_eq!(map("/home/u/proj").as_deref(), Ok(""));
+        assert_eq!(map("/home/u/proj/").as_deref(), Ok(""));
+        assert_eq!(map("/project/src/lib.rs").as_deref(), Ok("src/lib.rs"));
+        assert_eq!(map("src/lib.rs").as_deref(), Ok("src/lib.rs"));
+        let refused = map("/home/u/proj2/x").expect_err("sibling prefix");
+        assert!(refused.contains("outside the project"), "{refused}");
+        assert!(refused.contains("/home/u/proj (or /project"), "{refused}");
+        assert!(
+            map("/home/u/proj/../proj2/x")
+                .expect_err("..")
+                .contains("leaves the project")
+        );
+        assert!(
+            map("/home/u/other.txt")
+                .expect_err("other")
+                .contains("outside the project")
+        );
+        assert!(
+            map("/etc/passwd")
+                .expect_err("etc")
+                .contains("outside the project")
+        );
+        // Without the host's path, only the mount is absolute.
+        assert!(
+            normalize(root(), None, "/home/u/proj/probe.txt")
+                .expect_err("no host root")
+                .to_string()
+                .contains("outside the project")
+        );
     }
 
     #[test]

@@ -749,3 +749,7 @@ mod newcomer;
 mod completions;
 // Issue 15, item 13: the spec's headless spellings (--headless, --approve-skills, --tools short names).
 mod headless;
+// `agent skill install` sources: forge shorthands as git, unsigned directories.
+mod install_sources;
+// core-tools accepts the host's absolute path of a project file; everything else stays refused.
+mod project_paths;

@@ -14,13 +14,13 @@ use agent_tests::{Sandbox, build_guest, copy_tree, text, workspace};
 use super::{code, ok, sandbox};
 
 /// `git daemon` serving `base` on a free port of 127.0.0.1; killed when dropped.
-struct GitDaemon {
+pub(super) struct GitDaemon {
     child: Child,
-    port: u16,
+    pub(super) port: u16,
 }
 
 impl GitDaemon {
-    fn start(base: &Path) -> GitDaemon {
+    pub(super) fn start(base: &Path) -> GitDaemon {
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .expect("free port")
@@ -69,7 +69,7 @@ impl Drop for GitDaemon {
     }
 }
 
-fn git(dir: &Path, args: &[&str]) {
+pub(super) fn git(dir: &Path, args: &[&str]) {
     let out = Command::new("git")
         .args([
             "-c",
@@ -90,25 +90,25 @@ fn git(dir: &Path, args: &[&str]) {
     assert!(out.status.success(), "git {args:?}: {:?}", text(&out));
 }
 
-fn commit(dir: &Path, message: &str) {
+pub(super) fn commit(dir: &Path, message: &str) {
     git(dir, &["add", "-A"]);
     git(dir, &["commit", "-q", "-m", message]);
 }
 
-fn s(p: &Path) -> &str {
+pub(super) fn s(p: &Path) -> &str {
     p.to_str().expect("utf8 path")
 }
 
 /// A publisher: a key pair made with `agent keys generate --trust` (so this sandbox's user
 /// trusts it) and skill sources of rust-hello to publish.
-struct Publisher {
-    key: PathBuf,
+pub(super) struct Publisher {
+    pub(super) key: PathBuf,
     work: PathBuf,
     wasm: PathBuf,
 }
 
 impl Publisher {
-    fn new(sb: &Sandbox) -> Publisher {
+    pub(super) fn new(sb: &Sandbox) -> Publisher {
         let keys = sb.home.path().join("publisher-keys");
         ok(&sb.agent(&[
             "keys",
@@ -130,7 +130,7 @@ impl Publisher {
 
     /// A copy of sdk-guest-examples/rust-hello at `version`, with `extra` manifest lines
     /// replacing `permissions: []`. Returns the SKILL.yaml and the component.
-    fn source(&self, version: &str, extra: &str) -> (PathBuf, PathBuf) {
+    pub(super) fn source(&self, version: &str, extra: &str) -> (PathBuf, PathBuf) {
         let example = workspace().join("sdk-guest-examples/rust-hello");
         let dir = self.work.join(version);
         std::fs::create_dir_all(dir.join("schemas")).expect("mkdir");
@@ -191,7 +191,7 @@ fn installed_version(dir: &Path) -> Option<String> {
 }
 
 /// Nothing but `allowed` in `dir` (no staging directories, no partial installs).
-fn only(dir: &Path, allowed: &[&str]) {
+pub(super) fn only(dir: &Path, allowed: &[&str]) {
     let names: Vec<String> = std::fs::read_dir(dir)
         .map(|entries| {
             entries

@@ -16,7 +16,8 @@ const LISTED_MATCHES: usize = 10;
 /// Input of `edit` (schema: `schemas/edit.json`).
 #[derive(Debug, Deserialize)]
 pub struct Input {
-    /// The file, relative to the project root or absolute under `/project`.
+    /// The file, relative to the project root, or its absolute path in the project
+    /// (on the host, or under `/project`).
     pub path: String,
     /// The exact text to replace; it must occur exactly once.
     pub old: String,

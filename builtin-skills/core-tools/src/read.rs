@@ -23,7 +23,8 @@ const COUNT_LIMIT: u64 = 32 * 1024 * 1024;
 /// Input of `read_file` (schema: `schemas/read_file.json`).
 #[derive(Debug, Deserialize)]
 pub struct Input {
-    /// The file, relative to the project root or absolute under `/project`.
+    /// The file, relative to the project root, or its absolute path in the project
+    /// (on the host, or under `/project`).
     pub path: String,
     /// First line to show, 1-based (default 1).
     pub start_line: Option<u32>,

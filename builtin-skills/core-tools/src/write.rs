@@ -12,7 +12,8 @@ use crate::text;
 /// Input of `write_file` (schema: `schemas/write_file.json`).
 #[derive(Debug, Deserialize)]
 pub struct Input {
-    /// The file, relative to the project root or absolute under `/project`.
+    /// The file, relative to the project root, or its absolute path in the project
+    /// (on the host, or under `/project`).
     pub path: String,
     /// The whole new content.
     pub content: String,

@@ -497,9 +497,11 @@ pub enum SkillCommand {
         index: IndexArg,
     },
     /// Install a skill for this user: `NAME[@VERSION-REQ]` from the index, a skill
-    /// directory (`./path`), or a skill repository (`git+URL[#rev]`).
+    /// directory (`./path`), or a skill repository (`git+URL[#rev]`, or on a
+    /// forge `github.com/OWNER/REPO[#rev]`, also gitlab.com, codeberg.org,
+    /// bitbucket.org).
     Install {
-        /// `NAME[@REQ]`, `./path` or `git+URL[#rev]`.
+        /// `NAME[@REQ]`, `./path`, `git+URL[#rev]` or `github.com/OWNER/REPO[#rev]`.
         target: String,
         #[command(flatten)]
         index: IndexArg,

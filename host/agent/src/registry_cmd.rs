@@ -13,7 +13,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use agent_manifest::Permission;
-use agent_registry::{Index, IndexSource, NoProgress, PermissionRef, Progress, Seen};
+use agent_registry::{GitSource, Index, IndexSource, NoProgress, PermissionRef, Progress, Seen};
 use agent_store::{
     GrantRecord, InstallPlace, InstalledPermission, InstalledRecord, RegistrySeen, Store,
     StoredDecision,
@@ -509,16 +509,27 @@ fn check_added(
 pub fn install(app: &mut App, arg: &IndexArg, target: &str, project: bool) -> Result<u8> {
     let (dest, place) = destination(app, project);
     crate::app::tidy_skills_dir(&dest);
-    if let Some(git) = target.strip_prefix("git+") {
+    let path = Path::new(target);
+    // A path that exists, or is spelt as one, stays a local path even when
+    // it would also read as a git source (`./github.com/o/r`, `x.git`).
+    let local = path.exists()
+        || ["./", "../", "/", "~"]
+            .iter()
+            .any(|p| target.starts_with(p));
+    let git = if local {
+        None
+    } else {
+        GitSource::parse(target).map_err(|e| UsageError(format!("{target}: {e}")))?
+    };
+    if let Some(git) = git {
         if project {
             return Err(UsageError(
-                "`agent skill add` takes a skill name from the index; use `agent skill install` for git+URL".into(),
+                "`agent skill add` takes a skill name from the index; use `agent skill install` for a git repository".into(),
             )
             .into());
         }
-        return install_git(app, git, &dest, &place);
+        return install_git(app, &git, &dest, &place);
     }
-    let path = Path::new(target);
     if target.contains('/') || target.starts_with('.') || path.join("SKILL.yaml").is_file() {
         if project {
             return Err(UsageError(
@@ -639,8 +650,8 @@ fn not_granted_note(app: &App, name: &str, perms: &[PermissionRef]) {
 
 fn install_dir(app: &mut App, src: &Path, dest: &Path, place: &InstallPlace) -> Result<u8> {
     let trust = trust_store(app)?;
-    let installed = agent_registry::install_from_dir(src, dest, &trust, app.global.allow_unsigned)
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let installed =
+        agent_registry::install_from_dir(src, dest, &trust).map_err(|e| anyhow::anyhow!("{e}"))?;
     let abs = std::path::absolute(src).unwrap_or(src.to_path_buf());
     let store = app.store()?;
     finish_install(
@@ -652,16 +663,12 @@ fn install_dir(app: &mut App, src: &Path, dest: &Path, place: &InstallPlace) -> 
     )
 }
 
-fn install_git(app: &mut App, spec: &str, dest: &Path, place: &InstallPlace) -> Result<u8> {
-    let (url, rev) = match spec.split_once('#') {
-        Some((u, r)) => (u, Some(r)),
-        None => (spec, None),
-    };
+fn install_git(app: &mut App, git: &GitSource, dest: &Path, place: &InstallPlace) -> Result<u8> {
     let trust = trust_store(app)?;
     let progress = progress();
     let installed = agent_registry::install_from_git(
-        url,
-        rev,
+        &git.url,
+        git.rev.as_deref(),
         &app.paths.registry_cache_dir(),
         dest,
         &trust,
@@ -669,7 +676,11 @@ fn install_git(app: &mut App, spec: &str, dest: &Path, place: &InstallPlace) -> 
     )
     .map_err(|e| anyhow::anyhow!("{e}"))?;
     let store = app.store()?;
-    finish_install(app, &store, place, &installed, &format!("git:{spec}"))
+    let source = match &git.rev {
+        Some(rev) => format!("git:{}#{rev}", git.url),
+        None => format!("git:{}", git.url),
+    };
+    finish_install(app, &store, place, &installed, &source)
 }
 
 // ---------------------------------------------------------------------------

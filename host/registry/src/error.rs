@@ -168,6 +168,18 @@ pub enum RegistryError {
         /// The index file recording `expected`.
         recorded_in: String,
     },
+    /// `agent skill install` of an unsigned skill: an installed skill is
+    /// verified by a trusted key at every load, where `--allow-unsigned`
+    /// never applies, so it could never be used.
+    #[error(
+        "skill `{name}` ({from}) is not signed, and an installed skill must be: it is verified by a trusted key at every load, and --allow-unsigned never applies to installed skills. Sign it with your key (once: `agent keys generate --trust`; then `agent skill build DIR`, or `agent skill sign DIR --key FILE`) and install again; to try it unsigned while developing, load it from its directory without installing it: `agent --allow-unsigned --skills DIR ...`"
+    )]
+    UnsignedInstall {
+        /// The skill's name.
+        name: String,
+        /// Where it was installed from (a directory or git URL).
+        from: String,
+    },
     /// A component signature or key problem.
     #[error("{file}: {source}")]
     Trust {

@@ -362,7 +362,7 @@ impl Index {
             versions_file: &vfile,
             key,
         };
-        let staged = check_staged(staging.path(), Some(&expected), trust, false)?;
+        let staged = check_staged(staging.path(), Some(&expected), trust)?;
         let dir = staging.commit(dest_dir, &rec.name)?;
         Ok(Installed {
             name: rec.name.clone(),

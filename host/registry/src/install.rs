@@ -277,7 +277,6 @@ pub(crate) fn check_staged(
     dir: &Path,
     expected: Option<&Expected<'_>>,
     trust: &TrustStore,
-    allow_unsigned: bool,
 ) -> Result<Staged, RegistryError> {
     let (manifest, manifest_bytes) =
         Manifest::from_file_with_bytes(&dir.join(agent_manifest::MANIFEST_FILE))?;
@@ -380,9 +379,6 @@ pub(crate) fn check_staged(
         digest: digest.clone(),
         manifest_sha256: manifest_sha256.clone(),
     };
-    if split.block.is_none() && allow_unsigned && expected.is_none() {
-        return Ok(staged(manifest));
-    }
     let trust_err = |file: String, source| RegistryError::Trust { file, source };
     let verified = agent_trust::verify(&bytes, |k| trust.is_trusted(k))
         .map_err(|source| trust_err(comp_name.clone(), source))?;
@@ -400,10 +396,10 @@ pub(crate) fn check_staged(
 }
 
 /// `agent skill install ./path`: copies the files the manifest in `src`
-/// names into a staging directory in `dest_dir`, verifies the component's
-/// signature by a trusted key (an unsigned component only with
-/// `allow_unsigned`; a signed one is always verified), and renames it to
-/// `dest_dir/<name>` atomically.
+/// names into a staging directory in `dest_dir`, verifies the signature by a
+/// trusted key over the component, `SKILL.yaml` and those files, and renames
+/// it to `dest_dir/<name>` atomically. An unsigned component is refused
+/// ([`RegistryError::UnsignedInstall`]): installed skills load only signed.
 ///
 /// # Errors
 /// Manifest, trust, I/O errors; nothing is left behind on failure.
@@ -411,7 +407,15 @@ pub fn install_from_dir(
     src: &Path,
     dest_dir: &Path,
     trust: &TrustStore,
-    allow_unsigned: bool,
+) -> Result<Installed, RegistryError> {
+    install_staged(src, &src.display().to_string(), dest_dir, trust)
+}
+
+fn install_staged(
+    src: &Path,
+    from: &str,
+    dest_dir: &Path,
+    trust: &TrustStore,
 ) -> Result<Installed, RegistryError> {
     let manifest = Manifest::load_dir(src)?;
     let staging = Staging::new(dest_dir)?;
@@ -430,7 +434,16 @@ pub fn install_from_dir(
         }
         std::fs::copy(&from, &to).map_err(|e| RegistryError::io(&from, e))?;
     }
-    let staged = check_staged(staging.path(), None, trust, allow_unsigned)?;
+    let staged = check_staged(staging.path(), None, trust).map_err(|e| match e {
+        RegistryError::Trust {
+            source: agent_trust::TrustError::Unsigned,
+            ..
+        } => RegistryError::UnsignedInstall {
+            name: manifest.name.clone(),
+            from: from.to_string(),
+        },
+        e => e,
+    })?;
     let name = staged.manifest.name.clone();
     let dir = staging.commit(dest_dir, &name)?;
     Ok(Installed {
@@ -458,7 +471,11 @@ pub fn install_from_git(
     progress: &dyn Progress,
 ) -> Result<Installed, RegistryError> {
     let checkout = crate::source::git_checkout(url, rev, cache_dir, progress)?;
-    install_from_dir(&checkout, dest_dir, trust, false)
+    let from = match rev {
+        Some(rev) => format!("{url}#{rev}"),
+        None => url.to_string(),
+    };
+    install_staged(&checkout, &from, dest_dir, trust)
 }
 
 /// Removes `dest_dir/<name>` atomically, under the directory's lock (see

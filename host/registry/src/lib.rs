@@ -27,4 +27,4 @@ pub use install::{
 pub use publish::{PublishRequest, VerifyReport, init, publish, verify_index};
 pub use resign::{ResignReport, Resigned, resign_index};
 pub use skills_dir::{LOCK_FILE, Recovered, tidy};
-pub use source::{IndexSource, MAX_FILE_BYTES, NoProgress, Progress, fetch};
+pub use source::{GitSource, IndexSource, MAX_FILE_BYTES, NoProgress, Progress, fetch};

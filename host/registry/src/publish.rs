@@ -523,7 +523,6 @@ fn check_version(
             key,
         }),
         trust,
-        false,
     )?;
     Ok(())
 }

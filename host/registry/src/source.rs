@@ -26,9 +26,8 @@ pub enum IndexSource {
 }
 
 impl IndexSource {
-    /// Parses `git+URL[#rev]`, a URL starting with `git://` or ending in
-    /// `.git` (optionally `#rev`), `https://...` (or `http://` to a loopback
-    /// host), `file://PATH`, or a local path.
+    /// Parses a git repository ([`GitSource::parse`]), `https://...` (or
+    /// `http://` to a loopback host), `file://PATH`, or a local path.
     ///
     /// # Errors
     /// [`RegistryError::Source`] for an empty source, plain `http://` to a
@@ -42,26 +41,8 @@ impl IndexSource {
         if s_trim.is_empty() {
             return Err(err("empty; give git+URL[#rev], https://URL or a directory"));
         }
-        let (base, rev) = match s_trim.rsplit_once('#') {
-            Some((b, r)) if !r.is_empty() => (b, Some(r.to_string())),
-            _ => (s_trim, None),
-        };
-        let git = if let Some(url) = base.strip_prefix("git+") {
-            Some(url)
-        } else if base.starts_with("git://") || base.ends_with(".git") || is_forge_repo(base) {
-            Some(base)
-        } else {
-            None
-        };
-        if let Some(url) = git {
-            check_git_arg(url, s)?;
-            if let Some(r) = &rev {
-                check_git_arg(r, s)?;
-            }
-            return Ok(IndexSource::Git {
-                url: url.to_string(),
-                rev,
-            });
+        if let Some(GitSource { url, rev }) = GitSource::parse(s_trim)? {
+            return Ok(IndexSource::Git { url, rev });
         }
         if s_trim.starts_with("https://") {
             return Ok(IndexSource::Https(s_trim.trim_end_matches('/').to_string()));
@@ -103,6 +84,51 @@ impl IndexSource {
                 format!("path:{}", abs.display())
             }
         }
+    }
+}
+
+/// A git repository, and the branch, tag or commit to check out (none: the
+/// remote's HEAD).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GitSource {
+    /// The repository URL, as given to `git clone`.
+    pub url: String,
+    /// A branch, tag or commit.
+    pub rev: Option<String>,
+}
+
+impl GitSource {
+    /// Reads `s` as a git repository when it names one: `git+URL`, a URL
+    /// starting with `git://` or ending in `.git`, or a repository on a forge
+    /// with or without `https://` (`github.com/OWNER/REPO`, also gitlab.com,
+    /// codeberg.org and bitbucket.org; cloned from `https://HOST/OWNER/REPO`),
+    /// each optionally followed by `#rev`. `Ok(None)` when `s` names no git
+    /// repository (a directory, an HTTPS base URL, a skill name). The one
+    /// parser for index sources and `agent skill install` sources.
+    ///
+    /// # Errors
+    /// [`RegistryError::Source`] for a URL or rev starting with `-`, empty,
+    /// or using git's `ext::` transport.
+    pub fn parse(s: &str) -> Result<Option<GitSource>, RegistryError> {
+        let s = s.trim();
+        let (base, rev) = match s.rsplit_once('#') {
+            Some((b, r)) if !r.is_empty() => (b, Some(r.to_string())),
+            _ => (s, None),
+        };
+        let url = if let Some(url) = base.strip_prefix("git+") {
+            url.to_string()
+        } else if base.starts_with("git://") || base.ends_with(".git") {
+            base.to_string()
+        } else if let Some(url) = forge_repo_url(base) {
+            url
+        } else {
+            return Ok(None);
+        };
+        check_git_arg(&url, s)?;
+        if let Some(r) = &rev {
+            check_git_arg(r, s)?;
+        }
+        Ok(Some(GitSource { url, rev }))
     }
 }
 
@@ -418,22 +444,27 @@ pub(crate) fn git_checkout(
     Ok(dir)
 }
 
-/// Whether `url` is a repository page on a git forge
-/// (`https://github.com/OWNER/REPO`, also gitlab.com, codeberg.org and
-/// bitbucket.org): such an index is cloned, as the spec's default
-/// `registry_url` expects, not read as files over HTTPS.
-fn is_forge_repo(url: &str) -> bool {
-    let Some(rest) = url.strip_prefix("https://") else {
-        return false;
-    };
+/// The forges whose repository pages are git repositories.
+const FORGES: [&str; 4] = ["github.com", "gitlab.com", "codeberg.org", "bitbucket.org"];
+
+/// `https://HOST/OWNER/REPO` when `s` names a repository on a git forge,
+/// with or without `https://` (`github.com/OWNER/REPO`; also gitlab.com,
+/// codeberg.org and bitbucket.org): such a source is cloned, as the spec's
+/// default `registry_url` and its `agent skill install github.com/...`
+/// expect, not read as files over HTTPS or as a local path.
+fn forge_repo_url(s: &str) -> Option<String> {
+    let rest = s.strip_prefix("https://").unwrap_or(s);
     let mut parts = rest.trim_end_matches('/').split('/');
     let host = parts.next().unwrap_or_default();
     let path: Vec<&str> = parts.collect();
-    matches!(
-        host,
-        "github.com" | "gitlab.com" | "codeberg.org" | "bitbucket.org"
-    ) && path.len() == 2
-        && path.iter().all(|p| !p.is_empty())
+    let name_ok = |p: &&str| {
+        !p.is_empty()
+            && !p.starts_with(['.', '-'])
+            && p.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    };
+    (FORGES.contains(&host) && path.len() == 2 && path.iter().all(name_ok))
+        .then(|| format!("https://{host}/{}/{}", path[0], path[1]))
 }
 
 #[cfg(test)]
@@ -480,6 +511,13 @@ mod tests {
             IndexSource::Https(_)
         ));
         assert!(IndexSource::parse("http://example.com/i").is_err());
+        assert_eq!(
+            IndexSource::parse("codeberg.org/o/idx#v1").expect("forge shorthand"),
+            IndexSource::Git {
+                url: "https://codeberg.org/o/idx".into(),
+                rev: Some("v1".into())
+            }
+        );
         assert!(IndexSource::parse("git+--upload-pack=x").is_err());
         assert!(IndexSource::parse("git+ext::sh -c x").is_err());
         assert!(IndexSource::parse("").is_err());
@@ -493,5 +531,67 @@ mod tests {
                 .id()
                 .starts_with("git:https://e/x")
         );
+    }
+
+    /// `agent skill install github.com/OWNER/REPO`, the spec's own example,
+    /// names a git repository; so do the other forges, with or without
+    /// `https://`, with an optional `#rev`. Anything else is not git: a
+    /// local path, a skill name, a forge URL that is not a repository page.
+    #[test]
+    fn forge_shorthands_are_git_sources() {
+        let git = |s: &str| GitSource::parse(s).expect("parses");
+        for (text, url, rev) in [
+            (
+                "github.com/OWNER/REPO",
+                "https://github.com/OWNER/REPO",
+                None,
+            ),
+            ("https://github.com/o/r", "https://github.com/o/r", None),
+            ("github.com/o/r/", "https://github.com/o/r", None),
+            (
+                "gitlab.com/o/r#v1.2",
+                "https://gitlab.com/o/r",
+                Some("v1.2"),
+            ),
+            (
+                "codeberg.org/o/my_skill",
+                "https://codeberg.org/o/my_skill",
+                None,
+            ),
+            (
+                "bitbucket.org/o/r#main",
+                "https://bitbucket.org/o/r",
+                Some("main"),
+            ),
+            ("git+file:///tmp/x#v2", "file:///tmp/x", Some("v2")),
+            ("git://127.0.0.1:9/x", "git://127.0.0.1:9/x", None),
+        ] {
+            assert_eq!(
+                git(text),
+                Some(GitSource {
+                    url: url.into(),
+                    rev: rev.map(String::from)
+                }),
+                "{text}"
+            );
+        }
+        for text in [
+            "rust-hello",
+            "rust-hello@^0.2",
+            "./github.com/o/r",
+            "example.com/o/r",
+            "github.com/o",
+            "github.com/o/r/tree/main",
+            "github.com/o/..",
+            "https://github.com/o/r/raw/main",
+        ] {
+            assert_eq!(git(text), None, "{text}");
+        }
+        assert!(
+            GitSource::parse("github.com/-o/r")
+                .expect("not git")
+                .is_none()
+        );
+        assert!(GitSource::parse("github.com/o/r#--upload-pack=x").is_err());
     }
 }

@@ -499,15 +499,22 @@ fn unsafe_tar_entries_are_refused() {
 fn install_from_dir_verifies_the_signature() {
     let env = Env::new();
     let dir = env.skill_dir("local", "0.1.0", "permissions: []");
-    let err = install_from_dir(&dir, &env.dest(), &env.trust, false).unwrap_err();
+    // Unsigned: refused (an installed skill loads only signed), nothing installed.
+    let err = install_from_dir(&dir, &env.dest(), &env.trust).unwrap_err();
+    assert!(
+        matches!(&err, RegistryError::UnsignedInstall { name, .. } if name == "local"),
+        "{err}"
+    );
     assert!(err.to_string().contains("not signed"), "{err}");
     assert!(!env.dest().exists());
-    let ok = install_from_dir(&dir, &env.dest(), &env.trust, true).expect("unsigned allowed");
-    assert_eq!(ok.name, "local");
     let stranger = SecretKey::generate().expect("key");
     std::fs::write(dir.join("c.wasm"), signed_for(&dir, &stranger)).expect("write");
-    let err = install_from_dir(&dir, &env.dest(), &env.trust, true).unwrap_err();
+    let err = install_from_dir(&dir, &env.dest(), &env.trust).unwrap_err();
     assert!(err.to_string().contains("do not trust"), "{err}");
+    assert!(dest_entries(&env.dest()).is_empty());
+    std::fs::write(dir.join("c.wasm"), signed_for(&dir, &env.key)).expect("write");
+    let ok = install_from_dir(&dir, &env.dest(), &env.trust).expect("signed by a trusted key");
+    assert_eq!(ok.name, "local");
     assert_eq!(dest_entries(&env.dest()), vec!["local"]);
 }
 
@@ -520,13 +527,16 @@ fn concurrent_installs_and_removes_into_one_directory_all_succeed() {
         env.skill_dir("local", "0.1.0", "permissions: []"),
         env.skill_dir("local", "0.2.0", "permissions: []"),
     ];
+    for dir in &sources {
+        std::fs::write(dir.join("c.wasm"), signed_for(dir, &env.key)).expect("sign");
+    }
     std::thread::scope(|scope| {
         for t in 0..6 {
             let (env, sources) = (&env, &sources);
             scope.spawn(move || {
                 for i in 0..5 {
                     let src = &sources[(t + i) % 2];
-                    install_from_dir(src, &env.dest(), &env.trust, true).expect("install");
+                    install_from_dir(src, &env.dest(), &env.trust).expect("install");
                     if t == 0 && i == 2 {
                         // A remove in the middle: it may find the skill or not
                         // (another install may not have committed yet).

@@ -19,7 +19,9 @@ use crate::engine::EPOCH_TICK;
 use crate::host::truncate_utf8;
 use crate::inspect::ExportKind;
 use crate::skill::Skill;
-use crate::state::{CallContext, FileAccess, GUEST_PROJECT_ROOT, HostState, LogLine};
+use crate::state::{
+    CallContext, FileAccess, GUEST_PROJECT_ROOT, HOST_ROOT_ENV, HostState, LogLine,
+};
 use crate::{Access, Runtime};
 
 /// Why a call into a skill did not produce a result.
@@ -226,9 +228,17 @@ impl Runtime {
             wasi.preopened_dir(&ctx.project_root, GUEST_PROJECT_ROOT, perms)
                 .map_err(|e| host_err(format!("mounting the project root: {e}")))?;
             wasi.env("PWD", GUEST_PROJECT_ROOT);
+            // The project's path on the host, so that the host path a model
+            // passes maps onto the mount (agent_skill_sdk::fs::HOST_ROOT_ENV).
+            if let Some(host_root) = ctx.project_root.to_str() {
+                wasi.env(HOST_ROOT_ENV, host_root);
+            }
         }
         if consult_grants && scope.declares(Permission::EnvRead) && !scope.env.is_empty() {
             for name in &scope.env {
+                if name == HOST_ROOT_ENV {
+                    continue;
+                }
                 let Ok(value) = std::env::var(name) else {
                     continue;
                 };

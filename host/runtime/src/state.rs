@@ -15,6 +15,11 @@ use crate::{Access, AccessRequest, Authorizer, Limits};
 /// Where the project is mounted in the guest when file access is granted.
 pub const GUEST_PROJECT_ROOT: &str = "/project";
 
+/// The environment variable holding, with the project mount, the project
+/// root's canonical path on the host (the Rust SDK's `fs::HOST_ROOT_ENV`):
+/// a model passes host paths, the guest maps them onto the mount.
+pub const HOST_ROOT_ENV: &str = "AGENT_PROJECT_HOST_ROOT";
+
 /// Facts about the project, computed once per session.
 #[derive(Debug, Clone, Default)]
 pub struct ProjectInfo {

@@ -44,13 +44,17 @@ pub enum Preview {
 }
 
 /// Resolves a tool's path inside `root` the way core-tools does: relative to
-/// the project, or absolute under `/project`. `None` for escapes.
+/// the project, absolute under the project's own path (`root`), or absolute
+/// under `/project`. `None` for escapes.
 fn resolve(root: &Path, path: &str) -> Option<PathBuf> {
-    let rel = path
-        .strip_prefix("/project/")
-        .or_else(|| path.strip_prefix("/project"))
-        .unwrap_or(path);
-    let rel = Path::new(rel);
+    let rel = match Path::new(path).strip_prefix(root) {
+        Ok(rel) => rel,
+        Err(_) => Path::new(
+            path.strip_prefix("/project/")
+                .or_else(|| path.strip_prefix("/project"))
+                .unwrap_or(path),
+        ),
+    };
     if rel.is_absolute()
         || rel
             .components()
@@ -275,6 +279,28 @@ mod tests {
                     DiffLine::Same(3, 3, "three".into()),
                 ]
             }
+        );
+    }
+
+    /// The host's absolute path of a project file previews like its relative path (a
+    /// model passes absolute paths); a sibling directory sharing the prefix does not.
+    #[test]
+    fn an_edit_by_the_hosts_absolute_path_previews_too() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+        let abs = dir.path().join("a.txt");
+        let input = serde_json::json!({"path": abs, "old": "one", "new": "1"}).to_string();
+        let p = preview(dir.path(), "core-tools", "edit", &input);
+        assert!(
+            matches!(p, Preview::Diff { ref lines, .. } if lines.len() == 3),
+            "{p:?}"
+        );
+        let sibling = format!("{}2/a.txt", dir.path().display());
+        let input = serde_json::json!({"path": sibling, "old": "one", "new": "1"}).to_string();
+        let p = preview(dir.path(), "core-tools", "edit", &input);
+        assert!(
+            matches!(p, Preview::Problem(ref m) if m.contains("outside the project")),
+            "{p:?}"
         );
     }
 
