@@ -733,3 +733,5 @@ mod audit_log;
 mod input_errors;
 // A newcomer's rough edges: log colours, commands named in the docs, global flags.
 mod newcomer;
+// A fresh home: listing compiles nothing, built-ins come precompiled.
+mod cold_start;

@@ -32,6 +32,7 @@ mod git_config;
 mod hooks;
 mod http;
 mod manifest_signing;
+mod prebuilt;
 mod prompts;
 mod providers;
 mod sandbox;

@@ -9,6 +9,7 @@ mod config_cmd;
 mod doctor_cmd;
 mod error_chain;
 mod keys_cmd;
+mod listing;
 mod registry_cmd;
 mod run_cmd;
 mod scaffold;
