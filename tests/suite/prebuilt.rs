@@ -212,7 +212,7 @@ async fn a_component_rewritten_in_place_after_its_digest_was_memoized_is_refused
     let dir = h.sandbox.home.path().join("skill-src").join("memo-skill");
     agent_tests::write_skill(
         &dir,
-        &agent_tests::tool_manifest("memo-skill", ""),
+        &agent_tests::tool_manifest("memo-skill", "permissions: [file:read, shell:exec]\n"),
         &crate::common::hostile(),
         Some(&h.key),
     );
