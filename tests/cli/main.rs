@@ -753,3 +753,5 @@ mod headless;
 mod install_sources;
 // core-tools accepts the host's absolute path of a project file; everything else stays refused.
 mod project_paths;
+// A fresh home: listing compiles nothing, built-ins come precompiled.
+mod cold_start;

@@ -35,6 +35,7 @@ mod git_config;
 mod hooks;
 mod http;
 mod manifest_signing;
+mod prebuilt;
 mod prompts;
 mod providers;
 mod sandbox;

@@ -12,7 +12,7 @@ use agent_policy::{AllowList, Answer, ApprovalRequest, Approver, AuditLog, Grant
 use agent_providers::Provider;
 use agent_runtime::{
     Budget, BudgetLimits, CacheConfig, CallContext, GrantsAuthorizer, Limits, LoadError, Origin,
-    Runtime, Skill, SkillPackage, TrustPolicy, UseLimit,
+    Prebuilt, Runtime, Signer, Skill, SkillPackage, TrustPolicy, UseLimit,
 };
 use agent_store::{AgentPaths, Store};
 use agent_trust::TrustStore;
@@ -69,7 +69,7 @@ pub struct Discovery {
     pub broken: Vec<Broken>,
     /// Built-ins replaced with `--allow-shadow`, used when the replacement
     /// fails to load.
-    fallbacks: Vec<SkillPackage>,
+    pub(crate) fallbacks: Vec<SkillPackage>,
 }
 
 impl App {
@@ -303,7 +303,10 @@ impl App {
                 Some(Arc::from(b.component)),
                 Origin::Builtin,
             ) {
-                Ok(pkg) => found.push(pkg),
+                Ok(pkg) => found.push(pkg.with_prebuilt(Prebuilt {
+                    digest: b.digest,
+                    precompiled: b.precompiled,
+                })),
                 Err(e) => broken.push(Broken {
                     location: format!("built-in {}", b.name),
                     error: e.to_string(),
@@ -435,7 +438,7 @@ impl App {
             }
         }
         report_broken(&broken);
-        warn_unsigned(&skills);
+        warn_unsigned(skills.iter().map(|s| (s.name(), &s.signer)));
         Ok(skills)
     }
 
@@ -448,7 +451,7 @@ impl App {
             let runtime = Arc::clone(self.runtime()?);
             let skill = runtime.load(pkg, &trust).map_err(load_err)?;
             crate::cache_audit::report_recompiled(&self.paths, &runtime, &skill);
-            warn_unsigned(std::slice::from_ref(&skill));
+            warn_unsigned([(skill.name(), &skill.signer)]);
             return Ok(skill);
         }
         let Discovery {
@@ -466,7 +469,7 @@ impl App {
         let skill = self
             .load_package(pkg, &mut fallbacks, &trust)
             .map_err(|b| anyhow::anyhow!("{}", b.error))?;
-        warn_unsigned(std::slice::from_ref(&skill));
+        warn_unsigned([(skill.name(), &skill.signer)]);
         Ok(skill)
     }
 
@@ -575,12 +578,12 @@ pub fn report_broken(broken: &[Broken]) {
     }
 }
 
-fn warn_unsigned(skills: &[Skill]) {
-    for s in skills {
-        if s.signer == agent_runtime::Signer::Unsigned {
+/// Warns about each skill (name, signer) used only because of `--allow-unsigned`.
+pub(crate) fn warn_unsigned<'a>(skills: impl IntoIterator<Item = (&'a str, &'a Signer)>) {
+    for (name, signer) in skills {
+        if *signer == Signer::Unsigned {
             eprintln!(
-                "WARNING: skill `{}` is UNSIGNED and was loaded only because of --allow-unsigned (development use only)",
-                s.name()
+                "WARNING: skill `{name}` is UNSIGNED and was loaded only because of --allow-unsigned (development use only)"
             );
         }
     }

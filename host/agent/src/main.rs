@@ -11,6 +11,7 @@ mod doctor_cmd;
 mod error_chain;
 mod headless;
 mod keys_cmd;
+mod listing;
 mod registry_cmd;
 mod run_cmd;
 mod scaffold;

@@ -79,24 +79,26 @@ fn signer_text(s: &Signer) -> String {
 }
 
 fn list(app: &mut App, format: Format) -> Result<u8> {
-    let skills = app.load_all()?;
+    // Manifests and signatures only: listing never compiles a component.
+    let skills = app.verify_all()?;
     // A database that cannot be read is an error, not a list without the stored grants.
     let store = app.store()?;
     let allow = app.allowlist()?;
     let statuses = skills
         .iter()
-        .map(|s| permission_status(&s.manifest, Some(&store), &allow, app.interactive))
+        .map(|s| permission_status(&s.package.manifest, Some(&store), &allow, app.interactive))
         .collect::<Result<Vec<Vec<(Permission, String)>>, _>>()?;
     if format == Format::Json {
         let rows: Vec<serde_json::Value> = skills
             .iter()
             .zip(&statuses)
             .map(|(s, perms)| {
+                let m = &s.package.manifest;
                 json!({
-                    "name": s.manifest.name,
-                    "version": s.manifest.version.to_string(),
-                    "types": s.manifest.types,
-                    "source": s.origin.as_str(),
+                    "name": m.name,
+                    "version": m.version.to_string(),
+                    "types": m.types,
+                    "source": s.package.origin.as_str(),
                     "signature": s.signer,
                     "permissions": perms
                         .iter()
@@ -125,11 +127,12 @@ fn list(app: &mut App, format: Format) -> Result<u8> {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
+        let m = &s.package.manifest;
         table.push([
-            s.manifest.name.clone(),
-            s.manifest.version.to_string(),
-            types(&s.manifest),
-            s.origin.as_str().to_string(),
+            m.name.clone(),
+            m.version.to_string(),
+            types(m),
+            s.package.origin.as_str().to_string(),
             perms,
         ]);
     }

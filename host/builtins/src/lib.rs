@@ -18,6 +18,13 @@ pub struct Builtin {
     pub files: &'static [(&'static str, &'static [u8])],
     /// The signed component.
     pub component: &'static [u8],
+    /// SHA-256 of the component's unsigned bytes, checked against the
+    /// signature when the binary was built.
+    pub digest: [u8; 32],
+    /// The component compiled to native code when the binary was built,
+    /// with the runtime's engine configuration (`None` when the binary was
+    /// cross-compiled).
+    pub precompiled: Option<&'static [u8]>,
 }
 
 include!(concat!(env!("OUT_DIR"), "/builtin_files.rs"));
@@ -28,18 +35,24 @@ const BUILTINS: &[Builtin] = &[
         manifest: include_str!(concat!(env!("OUT_DIR"), "/core_tools/SKILL.yaml")),
         files: CORE_TOOLS_FILES,
         component: include_bytes!(concat!(env!("OUT_DIR"), "/core_tools.wasm")),
+        digest: CORE_TOOLS_DIGEST,
+        precompiled: CORE_TOOLS_PRECOMPILED,
     },
     Builtin {
         name: "git",
         manifest: include_str!(concat!(env!("OUT_DIR"), "/git_skill/SKILL.yaml")),
         files: GIT_SKILL_FILES,
         component: include_bytes!(concat!(env!("OUT_DIR"), "/git_skill.wasm")),
+        digest: GIT_SKILL_DIGEST,
+        precompiled: GIT_SKILL_PRECOMPILED,
     },
     Builtin {
         name: "security-base",
         manifest: include_str!(concat!(env!("OUT_DIR"), "/security_base/SKILL.yaml")),
         files: SECURITY_BASE_FILES,
         component: include_bytes!(concat!(env!("OUT_DIR"), "/security_base.wasm")),
+        digest: SECURITY_BASE_DIGEST,
+        precompiled: SECURITY_BASE_PRECOMPILED,
     },
 ];
 

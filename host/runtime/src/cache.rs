@@ -1,8 +1,11 @@
 //! The on-disk cache of compiled components, each artifact sealed (see
-//! [`crate::seal`]) and checked before wasmtime maps it.
+//! [`crate::seal`]) and checked before wasmtime maps it, unless the memo of
+//! verified files (see [`crate::memo`]) shows it is the very file checked
+//! before.
 
+use std::fs::File;
 use std::hash::{Hash, Hasher};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -10,6 +13,7 @@ use anyhow::{Context, Result};
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
+use crate::memo::{Identity, Memo};
 use crate::seal::SealKey;
 
 /// Where the artifact cache lives and the file of the key that seals it.
@@ -37,6 +41,10 @@ pub struct ComponentCache {
     config: Option<CacheConfig>,
     engine_key: String,
     key: Arc<Mutex<Option<Arc<SealKey>>>>,
+    /// Artifacts whose seal was checked.
+    artifacts: Arc<Mutex<Option<Memo>>>,
+    /// Component files hashed (the value: hex SHA-256 of the unsigned part).
+    components: Arc<Mutex<Option<Memo>>>,
 }
 
 /// How a component was obtained, for benchmarks, `--verbose` and the audit
@@ -45,6 +53,9 @@ pub struct ComponentCache {
 pub enum CacheOutcome {
     /// Loaded from the on-disk cache, its seal checked.
     Hit,
+    /// A built-in's code, precompiled when the binary was built (not in
+    /// the cache yet: written to it now).
+    Precompiled,
     /// Compiled now and written to the cache.
     Compiled,
     /// Compiled now because the cached artifact was rejected; the artifact
@@ -92,6 +103,8 @@ impl ComponentCache {
             config,
             engine_key,
             key: Arc::default(),
+            artifacts: Arc::default(),
+            components: Arc::default(),
         }
     }
 
@@ -131,46 +144,40 @@ impl ComponentCache {
         bytes: &[u8],
         digest_hex: &str,
     ) -> Result<(Component, CacheOutcome)> {
+        self.load_or_build(engine, bytes, None, digest_hex)
+    }
+
+    /// [`ComponentCache::load_or_compile`], taking the code from
+    /// `precompiled` (a built-in's, compiled when the binary was built)
+    /// instead of compiling when the cache has no usable artifact and the
+    /// engine accepts that code. The cache then holds it as it holds any
+    /// compiled component.
+    pub(crate) fn load_or_build(
+        &self,
+        engine: &Engine,
+        bytes: &[u8],
+        precompiled: Option<&[u8]>,
+        digest_hex: &str,
+    ) -> Result<(Component, CacheOutcome)> {
         let (Some(config), Some(path)) = (&self.config, self.artifact_path(digest_hex)) else {
-            return Ok((compile(engine, bytes)?, CacheOutcome::Uncached));
+            return Ok((build(engine, bytes, precompiled)?.0, CacheOutcome::Uncached));
         };
         let key = match self.key(config) {
             Ok(key) => key,
             Err(e) => {
                 tracing::warn!("compiling without the cache: {e:#}");
-                return Ok((compile(engine, bytes)?, CacheOutcome::Uncached));
+                return Ok((build(engine, bytes, precompiled)?.0, CacheOutcome::Uncached));
             }
         };
-        let rejected = match std::fs::read(&path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => {
-                tracing::warn!("cannot read cached artifact {}: {e}", path.display());
-                Some(Rejection::Unreadable)
-            }
-            Ok(sealed) => match key.open(digest_hex, &self.engine_key, &sealed) {
-                None => Some(Rejection::BadSeal),
-                Some(artifact) => {
-                    // SAFETY: the bytes are in memory (nothing can change
-                    // them between the check and their use) and carry a tag
-                    // under this user's key over the verified component's
-                    // digest and this engine's key: this host compiled them
-                    // from that component. wasmtime checks the header
-                    // against this engine's version and configuration.
-                    match unsafe { Component::deserialize(engine, artifact) } {
-                        Ok(component) => return Ok((component, CacheOutcome::Hit)),
-                        Err(e) => {
-                            tracing::warn!("cannot load cached artifact {}: {e}", path.display());
-                            Some(Rejection::Unloadable)
-                        }
-                    }
-                }
-            },
+        let rejected = match self.lookup(engine, &key, &path, digest_hex) {
+            Ok(component) => return Ok((component, CacheOutcome::Hit)),
+            Err(rejected) => rejected,
         };
         if let Some(why) = rejected {
             tracing::warn!("discarding cached artifact {}: {why}", path.display());
             let _ = std::fs::remove_file(&path);
         }
-        let component = compile(engine, bytes)?;
+        let (component, from_build) = build(engine, bytes, precompiled)?;
         let sealed = Sealed {
             key: &key,
             digest_hex,
@@ -182,9 +189,178 @@ impl ComponentCache {
                 path.display()
             );
         }
-        let outcome = rejected.map_or(CacheOutcome::Compiled, CacheOutcome::Recompiled);
+        let outcome = match (rejected, from_build) {
+            (Some(why), _) => CacheOutcome::Recompiled(why),
+            (None, true) => CacheOutcome::Precompiled,
+            (None, false) => CacheOutcome::Compiled,
+        };
         Ok((component, outcome))
     }
+
+    /// The cached artifact at `path`, or why there is none to use (`None`:
+    /// absent). A file the memo shows was checked before, unchanged since,
+    /// is mapped; any other is read into memory, its seal checked, and then
+    /// deserialised (and remembered in the memo).
+    fn lookup(
+        &self,
+        engine: &Engine,
+        key: &SealKey,
+        path: &Path,
+        digest_hex: &str,
+    ) -> Result<Component, Option<Rejection>> {
+        let mut file = match File::open(path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(None),
+            Err(e) => {
+                tracing::warn!("cannot read cached artifact {}: {e}", path.display());
+                return Err(Some(Rejection::Unreadable));
+            }
+        };
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let identity = file.metadata().ok().and_then(|m| Identity::of(&m));
+        if let Some(component) =
+            identity.and_then(|id| self.map_if_memoized(engine, key, &file, &name, id))
+        {
+            return Ok(component);
+        }
+        let mut sealed = Vec::new();
+        if let Err(e) = file.read_to_end(&mut sealed) {
+            tracing::warn!("cannot read cached artifact {}: {e}", path.display());
+            return Err(Some(Rejection::Unreadable));
+        }
+        let Some(artifact) = key.open(digest_hex, &self.engine_key, &sealed) else {
+            self.with_memo(&self.artifacts, key, |memo| memo.forget(&name));
+            return Err(Some(Rejection::BadSeal));
+        };
+        // SAFETY: the bytes are in memory (nothing can change them between
+        // the check and their use) and carry a tag under this user's key
+        // over the verified component's digest and this engine's key: this
+        // host compiled them from that component. wasmtime checks the header
+        // against this engine's version and configuration.
+        match unsafe { Component::deserialize(engine, artifact) } {
+            Ok(component) => {
+                if let Some(id) = identity.filter(|id| crate::memo::settled(*id)) {
+                    self.with_memo(&self.artifacts, key, |memo| {
+                        memo.record(&name, id, "sealed", key, &self.engine_key)
+                    });
+                }
+                Ok(component)
+            }
+            Err(e) => {
+                tracing::warn!("cannot load cached artifact {}: {e}", path.display());
+                Err(Some(Rejection::Unloadable))
+            }
+        }
+    }
+
+    /// Maps `file` when the memo holds it with identity `id`.
+    fn map_if_memoized(
+        &self,
+        engine: &Engine,
+        key: &SealKey,
+        file: &File,
+        name: &str,
+        id: Identity,
+    ) -> Option<Component> {
+        if !self.with_memo(&self.artifacts, key, |memo| memo.get(name, id).is_some()) {
+            return None;
+        }
+        let open = crate::memo::path_of_open(file)?;
+        // SAFETY: the file open as `file` has the identity it had when its
+        // seal was checked (see `crate::memo` for why that means its bytes
+        // are the ones checked), and `open` names that open file, not the
+        // artifact's path, which may have been replaced since.
+        match unsafe { Component::deserialize_file(engine, &open) } {
+            Ok(component) => {
+                tracing::debug!("mapped the memoized artifact {name}");
+                Some(component)
+            }
+            Err(e) => {
+                tracing::debug!("mapping the memoized artifact {name} failed ({e:#}); checking it");
+                None
+            }
+        }
+    }
+
+    /// Runs `f` on `memo` (one of this cache's), read on first use.
+    fn with_memo<R>(
+        &self,
+        memo: &Mutex<Option<Memo>>,
+        key: &SealKey,
+        f: impl FnOnce(&mut Memo) -> R,
+    ) -> R {
+        let kind = if std::ptr::eq(memo, &*self.artifacts) {
+            "artifacts"
+        } else {
+            "components"
+        };
+        let mut slot = memo.lock().unwrap_or_else(PoisonError::into_inner);
+        let memo = slot.get_or_insert_with(|| {
+            let key_file = self
+                .config
+                .as_ref()
+                .map_or(Path::new("component-cache.key"), |c| c.key_file.as_path());
+            Memo::load(key_file, kind, key, &self.engine_key)
+        });
+        f(memo)
+    }
+
+    /// The SHA-256 of `unsigned`, the unsigned part of the component read
+    /// from `file` (its path and the identity of the descriptor it was read
+    /// through): remembered from an earlier load while the file keeps that
+    /// identity, else computed (and remembered once the file has settled).
+    /// Without a cache (or its key) it is always computed.
+    pub(crate) fn component_digest(
+        &self,
+        file: Option<&(PathBuf, Identity)>,
+        unsigned: &[u8],
+    ) -> agent_trust::Digest {
+        let (Some((path, id)), Some(config)) = (file, &self.config) else {
+            return agent_trust::sha256(unsigned);
+        };
+        let Ok(key) = self.key(config) else {
+            return agent_trust::sha256(unsigned);
+        };
+        let name = hex::encode(agent_trust::sha256(path.as_os_str().as_encoded_bytes()));
+        let remembered = self.with_memo(&self.components, &key, |memo| {
+            memo.get(&name, *id)
+                .and_then(|hex_digest| hex::decode(hex_digest).ok())
+                .and_then(|d| <agent_trust::Digest>::try_from(d.as_slice()).ok())
+        });
+        if let Some(digest) = remembered {
+            return digest;
+        }
+        let digest = agent_trust::sha256(unsigned);
+        if crate::memo::settled(*id) {
+            self.with_memo(&self.components, &key, |memo| {
+                memo.record(&name, *id, &hex::encode(digest), &key, &self.engine_key)
+            });
+        }
+        digest
+    }
+}
+
+/// The component from `precompiled` when the engine accepts it (`true`),
+/// else compiled from `bytes` (`false`).
+fn build(engine: &Engine, bytes: &[u8], precompiled: Option<&[u8]>) -> Result<(Component, bool)> {
+    if let Some(native) = precompiled {
+        // SAFETY: `native` is part of this binary: `Engine::precompile_component`
+        // of this wasmtime version wrote it when the binary was built, from
+        // the component whose signature the build checked. Whoever could
+        // alter it could alter the verifier as well. wasmtime checks its
+        // header against this engine's version, configuration and processor.
+        match unsafe { Component::deserialize(engine, native) } {
+            Ok(component) => return Ok((component, true)),
+            Err(e) => tracing::info!(
+                "the code precompiled by the build does not fit this engine ({e:#}); compiling \
+                 the component"
+            ),
+        }
+    }
+    Ok((compile(engine, bytes)?, false))
 }
 
 fn compile(engine: &Engine, bytes: &[u8]) -> Result<Component> {

@@ -19,9 +19,11 @@ mod cache;
 mod call;
 pub mod contract;
 mod engine;
+mod engine_config;
 mod fs_guard;
 mod host;
 pub mod inspect;
+mod memo;
 mod output;
 mod project;
 pub mod schema;
@@ -55,7 +57,7 @@ pub use fs_guard::open_regular;
 pub use host::MAX_INVOKE_DEPTH;
 pub use inspect::{ComponentInfo, ExportKind, ImportInfo, ImportNeed, Mismatch};
 pub use services::{BoxFuture, InvokeError, LlmBackend, LlmRequest, LlmRole, SkillInvoker};
-pub use skill::{LoadError, Origin, Signer, Skill, SkillPackage, TrustPolicy};
+pub use skill::{LoadError, Origin, Prebuilt, Signer, Skill, SkillPackage, TrustPolicy, verify};
 pub use state::{CallContext, FileAccess, GUEST_PROJECT_ROOT, LogLine, ProjectInfo};
 
 /// A request to use a permission, as the runtime asks it.
@@ -130,7 +132,7 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            memory: 256 * 1024 * 1024,
+            memory: engine_config::DEFAULT_MEMORY_LIMIT,
             call_timeout: Duration::from_secs(30),
             output_cap: 1024 * 1024,
             exec_timeout: Duration::from_secs(120),

@@ -16,6 +16,7 @@ use crate::bindings::{
 };
 use crate::cache::CacheOutcome;
 use crate::inspect::{self, ComponentInfo, ExportKind, Mismatch};
+use crate::memo::Identity;
 use crate::state::{HostState, SkillScope};
 
 /// Where a skill was found. Later sources override earlier ones.
@@ -69,6 +70,37 @@ pub struct SkillPackage {
     pub component: Option<Arc<[u8]>>,
     /// Where it was found.
     pub origin: Origin,
+    /// The file `component` was read from and its identity while it was
+    /// read (for the memo of verified digests; `None` for built-ins, or when
+    /// the file changed while being read).
+    component_file: Option<(PathBuf, Identity)>,
+    /// What the build checked and compiled (built-ins only; see
+    /// [`SkillPackage::with_prebuilt`]).
+    prebuilt: Option<Prebuilt>,
+}
+
+/// The bytes of `path` and the identity of the file they were read from
+/// (`None` when it changed while being read, or off Unix).
+fn read_with_identity(path: &Path) -> std::io::Result<(Vec<u8>, Option<Identity>)> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let before = Identity::of(&file.metadata()?);
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    let after = Identity::of(&file.metadata()?);
+    Ok((bytes, before.filter(|_| before == after)))
+}
+
+/// What the build of the binary did to a built-in: checked its signature
+/// (the digest it covers) and, when not cross-compiling, compiled it with
+/// the runtime's engine configuration. Bytes in the binary are trusted as
+/// the binary is: whoever could change them could change the verifier.
+#[derive(Debug, Clone, Copy)]
+pub struct Prebuilt {
+    /// SHA-256 of the component's unsigned bytes, as the build verified it.
+    pub digest: agent_trust::Digest,
+    /// The native code of the component (`Component::serialize` format).
+    pub precompiled: Option<&'static [u8]>,
 }
 
 impl SkillPackage {
@@ -81,17 +113,18 @@ impl SkillPackage {
         let (manifest, manifest_bytes) =
             Manifest::from_file_with_bytes(&dir.join(agent_manifest::MANIFEST_FILE))
                 .map_err(LoadError::Manifest)?;
-        let component = match &manifest.implementation {
+        let (component, component_file) = match &manifest.implementation {
             Some(imp) => {
                 let path = dir.join(&imp.component);
-                let bytes = std::fs::read(&path).map_err(|error| LoadError::Read {
-                    skill: manifest.name.clone(),
-                    path: path.clone(),
-                    error,
-                })?;
-                Some(Arc::from(bytes))
+                let (bytes, identity) =
+                    read_with_identity(&path).map_err(|error| LoadError::Read {
+                        skill: manifest.name.clone(),
+                        path: path.clone(),
+                        error,
+                    })?;
+                (Some(Arc::from(bytes)), identity.map(|id| (path, id)))
             }
-            None => None,
+            None => (None, None),
         };
         Ok(SkillPackage {
             manifest,
@@ -99,7 +132,9 @@ impl SkillPackage {
             dir: Some(dir.to_path_buf()),
             embedded: Vec::new(),
             component,
+            component_file,
             origin,
+            prebuilt: None,
         })
     }
 
@@ -123,8 +158,33 @@ impl SkillPackage {
             dir: None,
             embedded,
             component,
+            component_file: None,
             origin,
+            prebuilt: None,
         })
+    }
+
+    /// Marks a built-in as checked (and perhaps compiled) by the build of
+    /// this binary: loading it then neither hashes its component nor its
+    /// files again, and uses the precompiled code when the engine accepts
+    /// it (compiling the component otherwise). Ignored for any origin but
+    /// [`Origin::Builtin`], and without a built-in key in the trust policy.
+    pub fn with_prebuilt(mut self, prebuilt: Prebuilt) -> SkillPackage {
+        self.prebuilt = Some(prebuilt);
+        self
+    }
+
+    /// What the build checked and compiled, if this is a built-in marked so.
+    pub fn prebuilt(&self) -> Option<Prebuilt> {
+        self.prebuilt
+    }
+
+    /// The build's products, when they apply (see [`SkillPackage::with_prebuilt`]).
+    fn prebuilt_for(&self, trust: &TrustPolicy) -> Option<(Prebuilt, PublicKey)> {
+        match (self.origin, self.prebuilt, trust.builtin_key) {
+            (Origin::Builtin, Some(p), Some(key)) => Some((p, key)),
+            _ => None,
+        }
     }
 
     /// Hex SHA-256 of the manifest bytes.
@@ -303,19 +363,65 @@ pub(crate) struct SignatureOutcome {
     pub digest: agent_trust::Digest,
 }
 
+/// A prompt-only skill (no component) is valid only when every type it
+/// declares can do without one.
+fn check_prompt_only(pkg: &SkillPackage) -> Result<(), LoadError> {
+    let needs: Vec<String> = pkg
+        .manifest
+        .types
+        .iter()
+        .filter(|t| {
+            !(**t == agent_manifest::SkillType::Prompt
+                && pkg
+                    .manifest
+                    .prompt
+                    .as_ref()
+                    .is_some_and(|p| p.system_prompt_file.is_some()))
+        })
+        .map(|t| t.to_string())
+        .collect();
+    if needs.is_empty() {
+        return Ok(());
+    }
+    Err(LoadError::NoComponent {
+        skill: pkg.manifest.name.clone(),
+        types: needs.join(", "),
+    })
+}
+
+/// Checks what can be checked without compiling: a prompt-only skill's
+/// types, or the component's signature (and the files it covers). What
+/// `agent skill list` shows; [`Runtime::load`] runs the same checks first.
+///
+/// # Errors
+/// A [`LoadError`] naming the skill and what to do.
+pub fn verify(pkg: &SkillPackage, trust: &TrustPolicy) -> Result<Signer, LoadError> {
+    match &pkg.component {
+        None => check_prompt_only(pkg).map(|()| Signer::NoComponent),
+        Some(bytes) => check_signature(pkg, bytes, trust, agent_trust::sha256).map(|s| s.signer),
+    }
+}
+
 pub(crate) fn check_signature(
     pkg: &SkillPackage,
     bytes: &[u8],
     trust: &TrustPolicy,
+    digest_of: impl FnOnce(&[u8]) -> agent_trust::Digest,
 ) -> Result<SignatureOutcome, LoadError> {
     let name = &pkg.manifest.name;
+    if let Some((prebuilt, key)) = pkg.prebuilt_for(trust) {
+        return Ok(SignatureOutcome {
+            signer: Signer::Builtin(key.id().to_string()),
+            digest: prebuilt.digest,
+        });
+    }
     let builtin_key = if pkg.origin == Origin::Builtin {
         trust.builtin_key
     } else {
         None
     };
     let trusted = |k: &PublicKey| builtin_key.as_ref() == Some(k) || trust.store.is_trusted(k);
-    match agent_trust::verify(bytes, trusted) {
+    match agent_trust::verify_with_digest(bytes, trusted, digest_of) {
         Ok(v) => {
             v.statement
                 .check_files(&pkg.manifest.signed_files(), |p| pkg.signed_file(p))
@@ -373,26 +479,7 @@ impl Runtime {
             manifest_digest: manifest_digest.clone(),
         });
         let Some(bytes) = pkg.component.clone() else {
-            let needs: Vec<String> = pkg
-                .manifest
-                .types
-                .iter()
-                .filter(|t| {
-                    !(**t == agent_manifest::SkillType::Prompt
-                        && pkg
-                            .manifest
-                            .prompt
-                            .as_ref()
-                            .is_some_and(|p| p.system_prompt_file.is_some()))
-                })
-                .map(|t| t.to_string())
-                .collect();
-            if !needs.is_empty() {
-                return Err(LoadError::NoComponent {
-                    skill: pkg.manifest.name.clone(),
-                    types: needs.join(", "),
-                });
-            }
+            check_prompt_only(&pkg)?;
             return Ok(Skill {
                 manifest: pkg.manifest,
                 origin: pkg.origin,
@@ -408,17 +495,22 @@ impl Runtime {
             });
         };
 
-        let sig = check_signature(&pkg, &bytes, trust)?;
+        let sig = check_signature(&pkg, &bytes, trust, |unsigned| {
+            self.cache
+                .component_digest(pkg.component_file.as_ref(), unsigned)
+        })?;
         let digest_hex = hex::encode(sig.digest);
         let name = pkg.manifest.name.clone();
         let compile_err = |e: anyhow::Error| LoadError::Compile {
             skill: name.clone(),
             message: format!("{e:#}"),
         };
+        let precompiled = pkg.prebuilt_for(trust).and_then(|(p, _)| p.precompiled);
         let (component, outcome) = self
             .cache
-            .load_or_compile(&self.engine, &bytes, &digest_hex)
+            .load_or_build(&self.engine, &bytes, precompiled, &digest_hex)
             .map_err(compile_err)?;
+        tracing::debug!("skill {name}: component {outcome:?}");
 
         let info = ComponentInfo::of(&component, &self.engine);
         let problems = inspect::check(&info, &pkg.manifest);

@@ -12,7 +12,7 @@ pub mod statement;
 use std::path::{Path, PathBuf};
 
 pub use keys::{KeyId, PublicKey, SecretKey, TrustStore, TrustedKey};
-pub use signature::{SignatureBlock, Verified, sign, split, verify};
+pub use signature::{SignatureBlock, Verified, sign, split, verify, verify_with_digest};
 pub use statement::{SignedFile, Statement, read_skill_file};
 
 /// A SHA-256 digest.

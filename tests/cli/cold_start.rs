@@ -1,0 +1,122 @@
+//! A fresh home (every ephemeral CI runner) through the real binary: listing
+//! compiles nothing, and the first tool call uses the built-ins' code
+//! precompiled when the binary was built instead of compiling them.
+
+use std::path::{Path, PathBuf};
+
+use agent_tests::{Sandbox, text};
+
+use super::{ok, sandbox, write};
+
+/// Every file under `dir`, recursively (none when it does not exist).
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    out
+}
+
+fn artifacts(sb: &Sandbox) -> Vec<PathBuf> {
+    files_under(&sb.paths().component_cache_dir())
+        .into_iter()
+        .filter(|p| p.to_string_lossy().ends_with(".cwasm"))
+        .collect()
+}
+
+/// Issue 15: the first `agent skill list` on a fresh home compiled the
+/// built-in components (0.76–3.1 s) before printing a list that needs only
+/// their manifests. Listing reads manifests and signatures: afterwards the
+/// compiled-component cache holds nothing, and no log line says a component
+/// was loaded.
+#[test]
+fn listing_on_a_fresh_home_compiles_nothing() {
+    let sb = sandbox();
+    let out = sb
+        .agent_cmd(&["skill", "list", "-v"])
+        .env("AGENT_LOG", "debug")
+        .output()
+        .expect("running agent");
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    for name in ["core-tools", "git", "security-base"] {
+        assert!(stdout.contains(name), "{name} is listed:\n{stdout}");
+    }
+    assert!(stdout.contains("builtin"), "{stdout}");
+    assert_eq!(
+        artifacts(&sb),
+        Vec::<PathBuf>::new(),
+        "listing wrote compiled code:\n{stderr}"
+    );
+    assert!(
+        !stderr.contains(": component "),
+        "listing loaded a component:\n{stderr}"
+    );
+
+    // The JSON listing still says who signed each built-in.
+    let json = ok(&sb.agent(&["skill", "list", "--format", "json"]));
+    let rows: serde_json::Value = serde_json::from_str(&json).expect("json");
+    let core = rows
+        .as_array()
+        .expect("array")
+        .iter()
+        .find(|r| r["name"] == "core-tools")
+        .expect("core-tools row");
+    assert_eq!(core["signature"]["status"], "builtin", "{core}");
+    assert_eq!(artifacts(&sb), Vec::<PathBuf>::new());
+}
+
+/// Issue 15: the first tool call on a fresh home compiled core-tools (the
+/// bulk of a 0.75 s two-turn session). The build precompiled it with the
+/// runtime's engine configuration: the call takes that code (the debug log
+/// says so), and the cache then holds it sealed, so the next call is a
+/// cache hit as for any other skill.
+#[test]
+fn the_first_call_on_a_fresh_home_uses_the_precompiled_built_in() {
+    let sb = sandbox();
+    write(sb.project.path(), "hello.txt", "hello from the project\n");
+    let call = || {
+        sb.agent_cmd(&[
+            "skill",
+            "call",
+            "core-tools",
+            "read_file",
+            "--input",
+            r#"{"path":"hello.txt"}"#,
+            "--allow",
+            "core-tools/file:read",
+        ])
+        .env("AGENT_LOG", "debug")
+        .output()
+        .expect("running agent")
+    };
+    let first = call();
+    let (stdout, stderr) = text(&first);
+    assert!(first.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("hello from the project"), "{stdout}");
+    assert!(
+        stderr.contains("skill core-tools: component Precompiled"),
+        "the precompiled code was not used:\n{stderr}"
+    );
+    assert!(!stderr.contains("does not fit this engine"), "{stderr}");
+    assert_eq!(artifacts(&sb).len(), 1, "{:?}", artifacts(&sb));
+
+    let second = call();
+    let (stdout, stderr) = text(&second);
+    assert!(
+        stdout.contains("hello from the project"),
+        "{stdout}\n{stderr}"
+    );
+    assert!(
+        stderr.contains("skill core-tools: component Hit"),
+        "the second call uses the cache:\n{stderr}"
+    );
+}
