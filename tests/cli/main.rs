@@ -733,3 +733,5 @@ mod audit_log;
 mod input_errors;
 // A newcomer's rough edges: log colours, commands named in the docs, global flags.
 mod newcomer;
+// A fresh checkout stays as committed: the JS example installs with `npm ci` only.
+mod checkout;
