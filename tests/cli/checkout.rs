@@ -39,5 +39,8 @@ fn the_js_example_never_rewrites_its_lock_file() {
     );
     let after = std::fs::read(dir.path().join("package-lock.json")).expect("lock after");
     assert!(after == committed, "package-lock.json was rewritten");
-    assert!(!dir.path().join("node_modules").exists(), "something installed");
+    assert!(
+        !dir.path().join("node_modules").exists(),
+        "something installed"
+    );
 }
