@@ -20,7 +20,7 @@ pub enum Outcome {
 pub fn find_rustup() -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
-        .map(|dir| dir.join("rustup"))
+        .map(|dir| dir.join(format!("rustup{}", std::env::consts::EXE_SUFFIX)))
         .find(|candidate| candidate.is_file())
 }
 
