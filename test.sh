@@ -7,6 +7,15 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 say() { printf '\n==> %s\n' "$*"; }
+
+# The tests write only into target/ and temporary directories: what `git status` shows now
+# must still be all it shows at the end (on a clean checkout, nothing). Checked last.
+tree_before=""
+in_git=false
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  in_git=true
+  tree_before="$(git status --porcelain --untracked-files=all)"
+fi
 need_apt=()
 command -v git >/dev/null 2>&1 || need_apt+=(git)
 # `git daemon` serves the test skill index (the registry CLI tests); Debian's git package has it.
@@ -69,3 +78,16 @@ cargo test --locked -p agent-skill-sdk -p core-tools -p rust-hello -p git-skill 
 
 say "tests: host crates, integration suite (real components in the real host), CLI"
 cargo test --locked
+
+say "the tests left the tree as they found it (git status --porcelain)"
+if $in_git; then
+  tree_after="$(git status --porcelain --untracked-files=all)"
+  if [ "$tree_after" != "$tree_before" ]; then
+    echo "error: running the tests changed these files in the tree (tests must write into target/ or a temporary directory):" >&2
+    diff <(printf '%s\n' "$tree_before") <(printf '%s\n' "$tree_after") | sed -n 's/^> /  /p' >&2 || true
+    exit 1
+  fi
+  [ -z "$tree_after" ] && echo "clean" || echo "unchanged (it had local changes before the tests)"
+else
+  echo "not a git checkout: nothing to compare"
+fi

@@ -3,9 +3,10 @@
 #
 #   bash sdk-guest-examples/js-hello/ensure-built.sh      (from any directory)
 #
-# - installs node_modules when missing: `npm ci` (or `npm install` when there
-#   is no package-lock.json, or when `npm ci` rejects the lock file); this is
-#   the only step that needs the network;
+# - installs node_modules when missing with `npm ci`, exactly the versions of
+#   the committed package-lock.json (never `npm install`, which would rewrite
+#   a tracked file); a lock file `npm ci` rejects is an error that says how to
+#   regenerate it. This is the only step that needs the network;
 # - runs `node build.mjs` when dist/js_hello.wasm is missing or older than
 #   anything in src/, build.mjs, package-lock.json or the repository's wit/;
 # - prints the component's absolute path as the last line of stdout (progress
@@ -40,24 +41,23 @@ if command -v flock >/dev/null 2>&1; then
 fi
 
 if [ ! -d node_modules ] || [ ! -f node_modules/.package-lock.json ]; then
-  if [ -f package-lock.json ]; then
-    say "node_modules missing: npm ci"
-    ci_log="$(mktemp)"
-    trap 'rm -f "$ci_log"' EXIT
-    if npm ci --no-audit --no-fund >"$ci_log" 2>&1; then
-      cat "$ci_log" >&2
-    else
-      # A registry that lacks some other platform's optional binaries (e.g.
-      # @rolldown/binding-darwin-arm64@1.3.2) yields a lock file without them,
-      # and `npm ci` then refuses it as "out of sync". `npm install` still
-      # installs exactly the locked versions (and leaves the lock unchanged).
-      say "npm ci failed ($(grep -m1 -E 'npm (error|ERR!) (code|Missing)' "$ci_log" || echo 'see below')); retrying with npm install (same locked versions)"
-      npm install --no-audit --no-fund >&2 || { say "error: npm install failed"; exit 1; }
-    fi
-  else
-    say "node_modules missing and no package-lock.json: npm install"
-    npm install --no-audit --no-fund >&2 || { say "error: npm install failed"; exit 1; }
+  if [ ! -f package-lock.json ]; then
+    say "error: $here/package-lock.json is missing; restore it (git checkout -- package-lock.json): the example installs exactly the locked versions"
+    exit 1
   fi
+  say "node_modules missing: npm ci"
+  ci_log="$(mktemp)"
+  trap 'rm -f "$ci_log"' EXIT
+  if ! npm ci --no-audit --no-fund >"$ci_log" 2>&1; then
+    cat "$ci_log" >&2
+    if grep -q 'EUSAGE' "$ci_log"; then
+      say "error: npm ci refused $here/package-lock.json: it is out of step with package.json. Regenerate it with \`npm install --package-lock-only\` in $here and commit it."
+    else
+      say "error: npm ci failed in $here (output above)"
+    fi
+    exit 1
+  fi
+  cat "$ci_log" >&2
 fi
 
 stale=""

@@ -755,3 +755,5 @@ mod install_sources;
 mod project_paths;
 // A fresh home: listing compiles nothing, built-ins come precompiled.
 mod cold_start;
+// A fresh checkout stays as committed: the JS example installs with `npm ci` only.
+mod checkout;
