@@ -749,6 +749,17 @@ pub struct ApiKeyStatus {
 }
 
 /// The keys of `[provider.anthropic]` and `[provider.openai]`.
+/// The settings of a provider reached with an API key, borrowed from its
+/// section of [`ProviderConfig`] while it is parsed.
+struct KeyedFields<'a> {
+    provider: &'a str,
+    env_var: &'a str,
+    api_key_source: &'a mut ApiKeySource,
+    api_key_file: &'a mut Option<PathBuf>,
+    api_key_command: &'a mut Option<String>,
+    base_url: &'a mut String,
+}
+
 const KEY_FIELDS: &[&str] = &[
     "api_key_source",
     "api_key_file",
@@ -1010,6 +1021,42 @@ impl Ctx<'_> {
         }
     }
 
+    /// `[provider.anthropic]` or `[provider.openai]`: a provider reached with an API key.
+    fn keyed_provider(
+        &self,
+        path: &str,
+        key: &Key<'_>,
+        value: &Val<'_>,
+        f: KeyedFields<'_>,
+        env: &impl Fn(&str) -> Option<String>,
+    ) -> Result<(), ConfigError> {
+        for (k2, v2) in self.table(path, key, value)? {
+            let n2: &str = k2.get_ref();
+            let p2 = format!("{path}.{n2}");
+            match n2 {
+                "api_key_source" => *f.api_key_source = self.api_key_source(&p2, v2)?,
+                "base_url" => *f.base_url = self.url(&p2, v2)?,
+                "api_key_file" => {
+                    let s = self.string(&p2, v2)?;
+                    *f.api_key_file = Some(api_key::expand_home(&s, env("HOME")));
+                }
+                "api_key_command" => *f.api_key_command = Some(self.string(&p2, v2)?),
+                "api_key" => {
+                    return Err(self.err(
+                        &p2,
+                        k2.span(),
+                        format!(
+                            "a key in plain text is not accepted in config.toml; {}",
+                            api_key::ways(f.provider, f.env_var)
+                        ),
+                    ));
+                }
+                _ => return Err(self.unknown(&p2, k2, KEY_FIELDS)),
+            }
+        }
+        Ok(())
+    }
+
     fn provider(
         &self,
         out: &mut ProviderConfig,
@@ -1038,70 +1085,28 @@ impl Ctx<'_> {
                     out.max_response_bytes = self.integer(&path, v, 1, i64::MAX as u64)?;
                 }
                 "anthropic" => {
-                    for (k2, v2) in self.table(&path, k, v)? {
-                        let n2: &str = k2.get_ref();
-                        let p2 = format!("{path}.{n2}");
-                        match n2 {
-                            "api_key_source" => {
-                                out.anthropic.api_key_source = self.api_key_source(&p2, v2)?;
-                            }
-                            "base_url" => out.anthropic.base_url = self.url(&p2, v2)?,
-                            "api_key_file" => {
-                                let s = self.string(&p2, v2)?;
-                                out.anthropic.api_key_file =
-                                    Some(api_key::expand_home(&s, env("HOME")));
-                            }
-                            "api_key_command" => {
-                                out.anthropic.api_key_command = Some(self.string(&p2, v2)?);
-                            }
-                            "api_key" => {
-                                return Err(self.err(
-                                    &p2,
-                                    k2.span(),
-                                    format!(
-                                        "a key in plain text is not accepted in config.toml; {}",
-                                        api_key::ways("anthropic", "ANTHROPIC_API_KEY")
-                                    ),
-                                ));
-                            }
-                            _ => {
-                                return Err(self.unknown(&p2, k2, KEY_FIELDS));
-                            }
-                        }
-                    }
+                    let o = &mut out.anthropic;
+                    let fields = KeyedFields {
+                        provider: "anthropic",
+                        env_var: AnthropicConfig::API_KEY_ENV,
+                        api_key_source: &mut o.api_key_source,
+                        api_key_file: &mut o.api_key_file,
+                        api_key_command: &mut o.api_key_command,
+                        base_url: &mut o.base_url,
+                    };
+                    self.keyed_provider(&path, k, v, fields, env)?;
                 }
                 "openai" => {
-                    for (k2, v2) in self.table(&path, k, v)? {
-                        let n2: &str = k2.get_ref();
-                        let p2 = format!("{path}.{n2}");
-                        match n2 {
-                            "api_key_source" => {
-                                out.openai.api_key_source = self.api_key_source(&p2, v2)?;
-                            }
-                            "base_url" => out.openai.base_url = self.url(&p2, v2)?,
-                            "api_key_file" => {
-                                let s = self.string(&p2, v2)?;
-                                out.openai.api_key_file =
-                                    Some(api_key::expand_home(&s, env("HOME")));
-                            }
-                            "api_key_command" => {
-                                out.openai.api_key_command = Some(self.string(&p2, v2)?);
-                            }
-                            "api_key" => {
-                                return Err(self.err(
-                                    &p2,
-                                    k2.span(),
-                                    format!(
-                                        "a key in plain text is not accepted in config.toml; {}",
-                                        api_key::ways("openai", "OPENAI_API_KEY")
-                                    ),
-                                ));
-                            }
-                            _ => {
-                                return Err(self.unknown(&p2, k2, KEY_FIELDS));
-                            }
-                        }
-                    }
+                    let o = &mut out.openai;
+                    let fields = KeyedFields {
+                        provider: "openai",
+                        env_var: OpenAiConfig::API_KEY_ENV,
+                        api_key_source: &mut o.api_key_source,
+                        api_key_file: &mut o.api_key_file,
+                        api_key_command: &mut o.api_key_command,
+                        base_url: &mut o.base_url,
+                    };
+                    self.keyed_provider(&path, k, v, fields, env)?;
                 }
                 "ollama" => {
                     for (k2, v2) in self.table(&path, k, v)? {
