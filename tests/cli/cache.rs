@@ -25,8 +25,8 @@ fn read_file(sb: &Sandbox) -> Output {
     ])
 }
 
-/// Every file under `dir`, recursively.
-fn files_under(dir: &Path) -> Vec<PathBuf> {
+/// Every file under `dir`, recursively (none when it does not exist).
+pub(super) fn files_under(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -43,7 +43,7 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The compiled artifacts in the sandbox's component cache.
-fn artifacts(sb: &Sandbox) -> Vec<PathBuf> {
+pub(super) fn artifacts(sb: &Sandbox) -> Vec<PathBuf> {
     files_under(&sb.paths().component_cache_dir())
         .into_iter()
         .filter(|p| p.to_string_lossy().ends_with(".cwasm"))

@@ -2,35 +2,12 @@
 //! compiles nothing, and the first tool call uses the built-ins' code
 //! precompiled when the binary was built instead of compiling them.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use agent_tests::{Sandbox, text};
+use agent_tests::text;
 
+use super::cache::artifacts;
 use super::{ok, sandbox, write};
-
-/// Every file under `dir`, recursively (none when it does not exist).
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                out.push(path);
-            }
-        }
-    }
-    out
-}
-
-fn artifacts(sb: &Sandbox) -> Vec<PathBuf> {
-    files_under(&sb.paths().component_cache_dir())
-        .into_iter()
-        .filter(|p| p.to_string_lossy().ends_with(".cwasm"))
-        .collect()
-}
 
 /// Issue 15: the first `agent skill list` on a fresh home compiled the
 /// built-in components (0.76–3.1 s) before printing a list that needs only
