@@ -46,19 +46,7 @@ fn run(env: &[(&str, &str)], config: Option<&str>, extra: &[&str]) -> Run {
         std::fs::create_dir_all(file.parent().expect("dir")).expect("mkdir");
         std::fs::write(&file, text).expect("config");
     }
-    let mut args = vec![
-        "run",
-        "--provider",
-        "anthropic",
-        "--model",
-        "test-model",
-        "--base-url",
-        server.url(),
-        "--output",
-        "jsonl",
-        "--prompt",
-        "Greet the agent",
-    ];
+    let mut args = super::run_jsonl(server.url(), &["--prompt", "Greet the agent"]);
     args.extend_from_slice(extra);
     let mut cmd = sb.agent_cmd(&args);
     cmd.env("ANTHROPIC_API_KEY", "test-key")

@@ -757,3 +757,23 @@ mod project_paths;
 mod cold_start;
 // A fresh checkout stays as committed: the JS example installs with `npm ci` only.
 mod checkout;
+
+/// `agent run` against a loopback model at `url` speaking the Anthropic
+/// wire (`test-model`), printing JSON lines, with a 120 s limit; then `extra`.
+pub(crate) fn run_jsonl<'a>(url: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "run",
+        "--provider",
+        "anthropic",
+        "--model",
+        "test-model",
+        "--base-url",
+        url,
+        "--output",
+        "jsonl",
+        "--timeout",
+        "120s",
+    ];
+    args.extend_from_slice(extra);
+    args
+}

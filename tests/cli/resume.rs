@@ -21,21 +21,7 @@ use serde_json::{Value, json};
 use super::{ok, sandbox, write};
 
 fn run_args<'a>(url: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
-    let mut args = vec![
-        "run",
-        "--provider",
-        "anthropic",
-        "--model",
-        "test-model",
-        "--base-url",
-        url,
-        "--output",
-        "jsonl",
-        "--timeout",
-        "120s",
-        "--allow",
-        "file:read",
-    ];
+    let mut args = super::run_jsonl(url, &["--allow", "file:read"]);
     args.extend_from_slice(extra);
     args
 }

@@ -217,21 +217,10 @@ fn agent_run_offers_workflows_as_tools() {
         .expect("server");
     let sb = with_workflows();
     let out = sb
-        .agent_cmd(&[
-            "run",
-            "--provider",
-            "anthropic",
-            "--model",
-            "test-model",
-            "--base-url",
+        .agent_cmd(&super::run_jsonl(
             server.url(),
-            "--output",
-            "jsonl",
-            "--timeout",
-            "120s",
-            "--prompt",
-            "How many words in 'a b c d'?",
-        ])
+            &["--prompt", "How many words in 'a b c d'?"],
+        ))
         .env("ANTHROPIC_API_KEY", "test-key")
         .stdin(std::process::Stdio::null())
         .output()
@@ -275,27 +264,19 @@ fn agent_run_workflow_tool_uses_the_model_and_other_skills() {
     let sb = with_workflows();
     write(sb.project.path(), "notes.txt", "the notes: 42 apples\n");
     let out = sb
-        .agent_cmd(&[
-            "run",
-            "--provider",
-            "anthropic",
-            "--model",
-            "test-model",
-            "--base-url",
+        .agent_cmd(&super::run_jsonl(
             server.url(),
-            "--output",
-            "jsonl",
-            "--timeout",
-            "120s",
-            "--prompt",
-            "Summarise notes.txt",
-            "--allow",
-            "wf/skill:invoke",
-            "--allow",
-            "wf/llm:call",
-            "--allow",
-            "file:read",
-        ])
+            &[
+                "--prompt",
+                "Summarise notes.txt",
+                "--allow",
+                "wf/skill:invoke",
+                "--allow",
+                "wf/llm:call",
+                "--allow",
+                "file:read",
+            ],
+        ))
         .env("ANTHROPIC_API_KEY", "test-key")
         .stdin(std::process::Stdio::null())
         .output()
