@@ -125,22 +125,10 @@ pub(crate) fn headless_gate(
     )
 }
 
-/// Parses `120s`, `5m`, `500ms`, `1h` or plain seconds.
+/// Parses `120s`, `5m`, `500ms`, `1h` or plain seconds (the workspace's one
+/// duration syntax, [`agent_bounded::parse_duration`]).
 fn parse_duration(s: &str) -> Option<Duration> {
-    let s = s.trim();
-    let (num, unit) = match s.find(|c: char| !c.is_ascii_digit()) {
-        Some(i) => s.split_at(i),
-        None => (s, "s"),
-    };
-    let n: u64 = num.parse().ok()?;
-    let d = match unit {
-        "ms" => Duration::from_millis(n),
-        "s" => Duration::from_secs(n),
-        "m" => Duration::from_secs(n.checked_mul(60)?),
-        "h" => Duration::from_secs(n.checked_mul(3600)?),
-        _ => return None,
-    };
-    (!d.is_zero()).then_some(d)
+    agent_bounded::parse_duration(s, agent_bounded::BareNumber::Seconds).ok()
 }
 
 /// The task as given (for the session listing) and the message sent: with
