@@ -6,24 +6,14 @@ mod approval_mode;
 mod build;
 mod cache_audit;
 mod cli;
-mod config_cmd;
-mod doctor_cmd;
+mod commands;
 mod error_chain;
 mod headless;
-mod keys_cmd;
 mod listing;
-mod registry_cmd;
-mod run_cmd;
 mod scaffold;
-mod security_cmd;
-mod sessions_cmd;
 mod shadow;
-mod shell_cmd;
-mod skill_cmd;
 mod stdin_doc;
 mod tool_names;
-mod tui_cmd;
-mod workflow_cmd;
 
 use std::process::ExitCode;
 
@@ -110,8 +100,8 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
     // Generated from the flags alone: no configuration, no data directory
     // (a broken config.toml must not break a shell's completion).
     match cli.command {
-        Some(Command::Completions { shell }) => shell_cmd::completions(shell),
-        Some(Command::Man { dir }) => shell_cmd::man(dir.as_deref()),
+        Some(Command::Completions { shell }) => commands::shell::completions(shell),
+        Some(Command::Man { dir }) => commands::shell::man(dir.as_deref()),
         command => run_with_app(cli.global, cli.tui, command),
     }
 }
@@ -123,21 +113,21 @@ fn run_with_app(
 ) -> anyhow::Result<u8> {
     let mut app = app::App::new(global)?;
     let Some(command) = command else {
-        return tui_cmd::run(&mut app, tui);
+        return commands::tui::run(&mut app, tui);
     };
     match command {
-        Command::Skill(cmd) => skill_cmd::run(&mut app, cmd),
-        Command::Keys(cmd) => keys_cmd::keys(&mut app, cmd),
-        Command::Audit(cmd) => keys_cmd::audit(&mut app, cmd),
-        Command::Config(cmd) => config_cmd::run(&mut app, cmd),
-        Command::Run(args) => run_cmd::run(&mut app, args),
-        Command::Sessions(cmd) => sessions_cmd::run(&mut app, cmd),
-        Command::Workflow(cmd) => workflow_cmd::run(&mut app, cmd),
-        Command::Registry(cmd) => registry_cmd::registry(&mut app, cmd),
-        Command::SecurityAudit(args) => security_cmd::run(&mut app, args),
-        Command::Doctor(args) => doctor_cmd::run(&mut app, args),
-        Command::Completions { shell } => shell_cmd::completions(shell),
-        Command::Man { dir } => shell_cmd::man(dir.as_deref()),
+        Command::Skill(cmd) => commands::skill::run(&mut app, cmd),
+        Command::Keys(cmd) => commands::keys::keys(&mut app, cmd),
+        Command::Audit(cmd) => commands::keys::audit(&mut app, cmd),
+        Command::Config(cmd) => commands::config::run(&mut app, cmd),
+        Command::Run(args) => commands::run::run(&mut app, args),
+        Command::Sessions(cmd) => commands::sessions::run(&mut app, cmd),
+        Command::Workflow(cmd) => commands::workflow::run(&mut app, cmd),
+        Command::Registry(cmd) => commands::registry::registry(&mut app, cmd),
+        Command::SecurityAudit(args) => commands::security::run(&mut app, args),
+        Command::Doctor(args) => commands::doctor::run(&mut app, args),
+        Command::Completions { shell } => commands::shell::completions(shell),
+        Command::Man { dir } => commands::shell::man(dir.as_deref()),
     }
 }
 

@@ -9,7 +9,7 @@ use anyhow::{Result, bail};
 
 use crate::app::App;
 use crate::cli::{UsageError, WorkflowCommand, WorkflowRunArgs, exit};
-use crate::run_cmd::{block, headless_gate, provider_for};
+use crate::commands::run::{block, headless_gate, provider_for};
 
 pub fn run(app: &mut App, cmd: WorkflowCommand) -> Result<u8> {
     match cmd {

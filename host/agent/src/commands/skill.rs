@@ -23,19 +23,21 @@ pub fn run(app: &mut App, cmd: SkillCommand) -> Result<u8> {
             format,
             available: true,
             index,
-        } => crate::registry_cmd::available(app, &index, format),
-        SkillCommand::Search { query, index } => crate::registry_cmd::search(app, &index, &query),
+        } => crate::commands::registry::available(app, &index, format),
+        SkillCommand::Search { query, index } => {
+            crate::commands::registry::search(app, &index, &query)
+        }
         SkillCommand::Install { target, index } => {
-            crate::registry_cmd::install(app, &index, &target, false)
+            crate::commands::registry::install(app, &index, &target, false)
         }
         SkillCommand::Add { target, index } => {
-            crate::registry_cmd::install(app, &index, &target, true)
+            crate::commands::registry::install(app, &index, &target, true)
         }
         SkillCommand::Remove { name, in_project } => {
-            crate::registry_cmd::remove(app, &name, in_project)
+            crate::commands::registry::remove(app, &name, in_project)
         }
         SkillCommand::Update { name, index } => {
-            crate::registry_cmd::update(app, &index, name.as_deref())
+            crate::commands::registry::update(app, &index, name.as_deref())
         }
         SkillCommand::Info { name, format } => info(app, &name, format),
         SkillCommand::Inspect { target, format } => inspect(app, &target, format),

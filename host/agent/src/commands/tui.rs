@@ -25,7 +25,7 @@ use anyhow::Result;
 use crate::app::MAX_TOKENS;
 use crate::app::{App, permission_status};
 use crate::cli::{ProviderArgs, TuiArgs, UsageError, exit};
-use crate::run_cmd::provider_for;
+use crate::commands::run::provider_for;
 
 /// The conversation of the interface: a compacted prefix, then the events
 /// logged since.
@@ -132,7 +132,7 @@ impl agent_tui::Backend for AgentBackend {
             max_turns: self.config.agent.max_turns,
             timeout: self.config.agent.timeout,
         };
-        let options: RunOptions = crate::run_cmd::run_options(&self.config);
+        let options: RunOptions = crate::commands::run::run_options(&self.config);
         let handle = tokio::runtime::Handle::current();
         tokio::task::spawn_blocking(move || {
             let cwd = std::env::current_dir().unwrap_or_else(|_| root.clone());

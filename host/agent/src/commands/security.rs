@@ -317,7 +317,7 @@ fn scan_complete_hooks(
     if active.is_empty() {
         return Vec::new();
     }
-    crate::run_cmd::block(async {
+    crate::commands::run::block(async {
         let (hooks, mut problems) = HookSet::load(runtime, ctx, skills, &active).await;
         if hooks.listens(HookPhase::OnSecurityScanComplete) {
             let event = HookEvent {

@@ -194,7 +194,7 @@ pub fn search(app: &mut App, arg: &IndexArg, query: &str) -> Result<u8> {
     for e in hits {
         rows.push([e.name.clone(), e.latest.to_string(), e.description.clone()]);
     }
-    crate::skill_cmd::print_table(&rows);
+    crate::commands::skill::print_table(&rows);
     Ok(exit::OK)
 }
 
@@ -243,7 +243,7 @@ pub fn available(app: &mut App, arg: &IndexArg, format: Format) -> Result<u8> {
             e.description.clone(),
         ]);
     }
-    crate::skill_cmd::print_table(&rows);
+    crate::commands::skill::print_table(&rows);
     println!(
         "(index snapshot {}, {} skill(s))",
         opened.index.snapshot_version(),
