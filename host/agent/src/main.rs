@@ -82,7 +82,7 @@ fn main() -> ExitCode {
             return ExitCode::from(exit::FAILURE);
         }
     };
-    let result = runtime.block_on(async move { run(cli) });
+    let result = runtime.block_on(run(cli));
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
@@ -96,17 +96,19 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> anyhow::Result<u8> {
+/// Every command runs inside the one tokio runtime started above: a command
+/// that needs async code awaits it; none starts a runtime or blocks on one.
+async fn run(cli: Cli) -> anyhow::Result<u8> {
     // Generated from the flags alone: no configuration, no data directory
     // (a broken config.toml must not break a shell's completion).
     match cli.command {
         Some(Command::Completions { shell }) => commands::shell::completions(shell),
         Some(Command::Man { dir }) => commands::shell::man(dir.as_deref()),
-        command => run_with_app(cli.global, cli.tui, command),
+        command => run_with_app(cli.global, cli.tui, command).await,
     }
 }
 
-fn run_with_app(
+async fn run_with_app(
     global: cli::GlobalArgs,
     tui: cli::TuiArgs,
     command: Option<Command>,
@@ -116,7 +118,7 @@ fn run_with_app(
         return commands::tui::run(&mut app, tui);
     };
     match command {
-        Command::Skill(cmd) => commands::skill::run(&mut app, cmd),
+        Command::Skill(cmd) => commands::skill::run(&mut app, cmd).await,
         Command::Keys(cmd) => commands::keys::keys(&mut app, cmd),
         Command::Audit(cmd) => commands::keys::audit(&mut app, cmd),
         Command::Config(cmd) => commands::config::run(&mut app, cmd),
@@ -124,7 +126,7 @@ fn run_with_app(
         Command::Sessions(cmd) => commands::sessions::run(&mut app, cmd),
         Command::Workflow(cmd) => commands::workflow::run(&mut app, cmd),
         Command::Registry(cmd) => commands::registry::registry(&mut app, cmd),
-        Command::SecurityAudit(args) => commands::security::run(&mut app, args),
+        Command::SecurityAudit(args) => commands::security::run(&mut app, args).await,
         Command::Doctor(args) => commands::doctor::run(&mut app, args),
         Command::Completions { shell } => commands::shell::completions(shell),
         Command::Man { dir } => commands::shell::man(dir.as_deref()),
