@@ -16,10 +16,12 @@
 
 #![deny(missing_docs)]
 
+pub mod capability;
 mod error;
 mod exec_rules;
 mod host;
 mod manifest;
+mod origin;
 mod parse;
 mod permission;
 mod rules;
@@ -30,7 +32,9 @@ mod tests;
 
 pub use error::{ErrorKind, ManifestError};
 pub use exec_rules::{MAX_EXEC_TIMEOUT, env_write_refusal};
+pub use capability::{Capability, InterfaceNeed, ScopeKind, covers};
 pub use host::HostPattern;
+pub use origin::{Origin, origin};
 pub use manifest::{
     Compatibility, ConstraintsDecl, DEFAULT_MAX_CONTEXT_TOKENS, Dependency, Implementation,
     MANIFEST_FILE, MAX_MANIFEST_BYTES, Manifest, Mode, Platform, PromptConfig, ScannerDecl,
