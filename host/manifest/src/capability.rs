@@ -34,6 +34,36 @@ pub enum ScopeKind {
     SkillName,
 }
 
+/// A top-level manifest list that bounds the scopes of a permission.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ManifestList {
+    /// `exec`: the programs `shell:exec` may run (empty: any).
+    Exec,
+    /// `hosts`: the origins `net:fetch` may reach.
+    Hosts,
+    /// `env`: the variables `env:read` and `env:write` cover.
+    Env,
+}
+
+impl ManifestList {
+    /// The field name in `SKILL.yaml`.
+    pub fn field(self) -> &'static str {
+        match self {
+            ManifestList::Exec => "exec",
+            ManifestList::Hosts => "hosts",
+            ManifestList::Env => "env",
+        }
+    }
+
+    /// Whether `declares` holds for a permission this list bounds: whether the list may be
+    /// given at all.
+    pub fn is_declared(self, declares: &dyn Fn(Permission) -> bool) -> bool {
+        TABLE
+            .iter()
+            .any(|c| c.manifest_list == Some(self) && declares(c.permission))
+    }
+}
+
 /// One row of the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Capability {
@@ -45,8 +75,8 @@ pub struct Capability {
     pub wasi: &'static str,
     /// What a use names.
     pub scope: ScopeKind,
-    /// The manifest list that bounds its scopes (`exec`, `hosts`, `env`), if any.
-    pub manifest_list: Option<&'static str>,
+    /// The manifest list that bounds its scopes, if any.
+    pub manifest_list: Option<ManifestList>,
 }
 
 /// The interfaces every component may import without declaring anything.
@@ -73,14 +103,14 @@ pub const TABLE: [Capability; 10] = [
         interfaces: &["exec"],
         wasi: "",
         scope: ScopeKind::Program,
-        manifest_list: Some("exec"),
+        manifest_list: Some(ManifestList::Exec),
     },
     Capability {
         permission: Permission::NetFetch,
         interfaces: &["http"],
         wasi: "",
         scope: ScopeKind::Origin,
-        manifest_list: Some("hosts"),
+        manifest_list: Some(ManifestList::Hosts),
     },
     Capability {
         permission: Permission::LlmCall,
@@ -108,14 +138,14 @@ pub const TABLE: [Capability; 10] = [
         interfaces: &[],
         wasi: "the variables of the manifest's `env` list in the WASI environment",
         scope: ScopeKind::EnvName,
-        manifest_list: Some("env"),
+        manifest_list: Some(ManifestList::Env),
     },
     Capability {
         permission: Permission::EnvWrite,
         interfaces: &[],
         wasi: "",
         scope: ScopeKind::EnvName,
-        manifest_list: Some("env"),
+        manifest_list: Some(ManifestList::Env),
     },
     Capability {
         permission: Permission::SkillInvoke,

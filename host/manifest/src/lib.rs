@@ -32,7 +32,7 @@ mod tests;
 
 pub use error::{ErrorKind, ManifestError};
 pub use exec_rules::{MAX_EXEC_TIMEOUT, env_write_refusal};
-pub use capability::{Capability, InterfaceNeed, ScopeKind, covers};
+pub use capability::{Capability, InterfaceNeed, ManifestList, ScopeKind, covers};
 pub use host::HostPattern;
 pub use origin::{Origin, origin};
 pub use manifest::{
