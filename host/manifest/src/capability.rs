@@ -156,13 +156,15 @@ pub const TABLE: [Capability; 10] = [
     },
 ];
 
+// One row per permission (their order is checked by a test).
+const _: () = assert!(TABLE.len() == Permission::ALL.len());
+
 impl Permission {
     /// This permission's row of the capability table.
     pub fn capability(self) -> &'static Capability {
-        TABLE
-            .iter()
-            .find(|c| c.permission == self)
-            .unwrap_or(&TABLE[0])
+        // The rows are in declaration order (checked by a test), so the discriminant is
+        // the row's index.
+        &TABLE[self as usize]
     }
 }
 
@@ -222,11 +224,6 @@ impl ScopeKind {
             _ => granted == used,
         }
     }
-
-    /// Whether two scopes name the same thing (each covers the other).
-    pub fn same(self, a: &str, b: &str) -> bool {
-        self.covers(a, b) && self.covers(b, a)
-    }
 }
 
 /// The origin (or `hosts:` pattern) of `scope` as a [`HostPattern`]: the path of a URL is
@@ -258,9 +255,7 @@ impl Capability {
                     None => Ok(()),
                 }
             }
-            ScopeKind::SkillName if !is_skill_name(scope) => {
-                Err("it is not a skill name".into())
-            }
+            ScopeKind::SkillName if !is_skill_name(scope) => Err("it is not a skill name".into()),
             ScopeKind::Origin => check_origin(scope),
             _ => Ok(()),
         }
@@ -272,6 +267,14 @@ fn check_origin(scope: &str) -> Result<(), String> {
     let Some(origin) = Origin::of(scope) else {
         return Err("it is not an origin".into());
     };
+    let authority = scope.split_once("://").map_or("", |(_, rest)| {
+        rest.split(['/', '\\', '?', '#']).next().unwrap_or_default()
+    });
+    if authority.contains('@') {
+        return Err(format!(
+            "user info is not part of an origin: it names `{origin}` (write that origin)"
+        ));
+    }
     let scheme = origin.scheme();
     if scheme != "http" && scheme != "https" {
         return Err(format!(

@@ -30,16 +30,16 @@ mod yaml;
 #[cfg(test)]
 mod tests;
 
+pub use capability::{Capability, InterfaceNeed, ManifestList, ScopeKind, covers};
 pub use error::{ErrorKind, ManifestError};
 pub use exec_rules::{MAX_EXEC_TIMEOUT, env_write_refusal};
-pub use capability::{Capability, InterfaceNeed, ManifestList, ScopeKind, covers};
 pub use host::HostPattern;
-pub use origin::{Origin, origin};
 pub use manifest::{
     Compatibility, ConstraintsDecl, DEFAULT_MAX_CONTEXT_TOKENS, Dependency, Implementation,
     MANIFEST_FILE, MAX_MANIFEST_BYTES, Manifest, Mode, Platform, PromptConfig, ScannerDecl,
     SecurityRules, SkillType, ToolDecl, ToolFiles, Triggers, Wiki, WikiDiagram, WikiSection,
 };
+pub use origin::{Origin, origin};
 pub use permission::{Permission, UnknownPermission};
 pub use rules::{
     MAX_NAME_LEN, MAX_TOOL_NAME_LEN, is_env_name, is_program_name, is_skill_name, is_tool_name,

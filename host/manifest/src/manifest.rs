@@ -8,8 +8,8 @@ use std::str::FromStr;
 use semver::{Version, VersionReq};
 use serde::Serialize;
 
-use crate::error::ManifestError;
 use crate::capability::ManifestList;
+use crate::error::ManifestError;
 use crate::host::HostPattern;
 use crate::permission::Permission;
 

@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use semver::{Version, VersionReq};
 
+use crate::capability::ManifestList;
 use crate::error::{ErrorKind, ManifestError};
 use crate::exec_rules;
-use crate::capability::ManifestList;
 use crate::host::HostPattern;
 use crate::manifest::{
     Compatibility, ConstraintsDecl, DEFAULT_MAX_CONTEXT_TOKENS, Dependency, Implementation,

@@ -399,9 +399,9 @@ impl AllowList {
     /// Whether some entry grants `permission` to `skill`, as a whole or for some scope (what
     /// a listing calls "allowed by flag").
     pub fn names(&self, skill: &str, permission: Permission) -> bool {
-        self.entries.iter().any(|e| {
-            e.permission == permission && e.skill.as_deref().is_none_or(|s| s == skill)
-        })
+        self.entries
+            .iter()
+            .any(|e| e.permission == permission && e.skill.as_deref().is_none_or(|s| s == skill))
     }
 }
 

@@ -15,9 +15,9 @@
 #![deny(missing_docs)]
 
 mod allow;
-pub mod capability;
 mod approval;
 pub mod audit;
+pub mod capability;
 pub mod constraints;
 mod grants;
 mod standing;

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use agent_manifest::Permission;
+use agent_manifest::{ManifestList, Permission};
 use wasmtime::StoreLimits;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
@@ -140,6 +140,24 @@ impl SkillScope {
     /// Whether the manifest declares `p`.
     pub fn declares(&self, p: Permission) -> bool {
         self.permissions.contains(&p)
+    }
+
+    /// Whether a use of `permission` naming `scope` is within the manifest list the
+    /// capability table names for it: `exec` (empty: any program), `hosts` (an origin one
+    /// pattern matches), `env`. A permission without a list is not bounded here.
+    pub fn within_manifest(&self, permission: Permission, scope: &str) -> bool {
+        match permission.capability().manifest_list {
+            Some(ManifestList::Exec) => {
+                self.exec.is_empty() || self.exec.iter().any(|p| p == scope)
+            }
+            Some(ManifestList::Hosts) => agent_manifest::Origin::of(scope).is_some_and(|o| {
+                self.hosts
+                    .iter()
+                    .any(|h| h.matches(o.scheme(), o.host(), o.port()))
+            }),
+            Some(ManifestList::Env) => self.env.iter().any(|n| n == scope),
+            None => true,
+        }
     }
 }
 

@@ -10,8 +10,7 @@ use agent_store::{GrantRecord, Store, StoredDecision};
 
 use super::{InterfaceNeed, ScopeKind, interface_need};
 use crate::{
-    AllowList, Answer, ApprovalRequest, Approver, AuditLog, GrantSource, Grants, Prospect,
-    Verdict,
+    AllowList, Answer, ApprovalRequest, Approver, AuditLog, GrantSource, Grants, Prospect, Verdict,
 };
 
 /// A non-interactive run of `skill` granted `flags`, with its audit log in `dir`.
@@ -43,10 +42,7 @@ fn row(
     assert_eq!(row.interfaces, interfaces, "{permission}");
     assert_eq!(row.scope, scope, "{permission}");
     for iface in interfaces {
-        assert_eq!(
-            interface_need(iface),
-            InterfaceNeed::Permission(permission)
-        );
+        assert_eq!(interface_need(iface), InterfaceNeed::Permission(permission));
     }
     let tmp = tempfile::tempdir().unwrap();
     let grants = run(tmp.path(), &[flag]);
@@ -90,7 +86,12 @@ fn file_read_mounts_the_project_read_only_and_is_granted_as_a_whole() {
 
 #[test]
 fn file_write_mounts_the_project_read_write_and_file_read_does_not_cover_it() {
-    assert!(Permission::FileWrite.capability().wasi.contains("read-write"));
+    assert!(
+        Permission::FileWrite
+            .capability()
+            .wasi
+            .contains("read-write")
+    );
     row(
         Permission::FileWrite,
         &[],
@@ -102,7 +103,11 @@ fn file_write_mounts_the_project_read_write_and_file_read_does_not_cover_it() {
     );
     let tmp = tempfile::tempdir().unwrap();
     let grants = run(tmp.path(), &["file:read"]);
-    assert!(!grants.check("s", true, Permission::FileWrite, None, "").is_granted());
+    assert!(
+        !grants
+            .check("s", true, Permission::FileWrite, None, "")
+            .is_granted()
+    );
 }
 
 #[test]
@@ -177,6 +182,14 @@ fn net_fetch_origins_are_compared_normalised_and_others_refused() {
     ] {
         assert!(!allowed(url), "{url} is another origin");
     }
+    // A grant spelt with user info is refused where it is written: it would name another host.
+    let err = crate::AllowEntry::parse("net:fetch:https://api.example.com@evil.test")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("user info is not part of an origin: it names `https://evil.test`"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -218,12 +231,21 @@ fn git_write_unlocks_git_write_and_git_read_does_not_cover_it() {
     );
     let tmp = tempfile::tempdir().unwrap();
     let grants = run(tmp.path(), &["git:read"]);
-    assert!(!grants.check("s", true, Permission::GitWrite, None, "").is_granted());
+    assert!(
+        !grants
+            .check("s", true, Permission::GitWrite, None, "")
+            .is_granted()
+    );
 }
 
 #[test]
 fn env_read_puts_named_variables_in_the_environment_one_name_per_grant() {
-    assert!(Permission::EnvRead.capability().wasi.contains("environment"));
+    assert!(
+        Permission::EnvRead
+            .capability()
+            .wasi
+            .contains("environment")
+    );
     row(
         Permission::EnvRead,
         &[],
@@ -313,7 +335,10 @@ fn denial_not_allowed_a_non_interactive_run_refuses_what_no_flag_grants_and_name
     );
     let denials = grants.denials();
     assert_eq!(denials[0].allow_flag.as_deref(), Some("s/llm:call"));
-    assert_eq!(decisions(tmp.path()), ["s llm:call complete denied:not-allowed"]);
+    assert_eq!(
+        decisions(tmp.path()),
+        ["s llm:call complete denied:not-allowed"]
+    );
 }
 
 #[test]
@@ -327,10 +352,17 @@ fn denial_user_the_user_answers_deny() {
         }
     );
     assert_eq!(
-        store.grant("s", Permission::GitWrite).unwrap().unwrap().decision,
+        store
+            .grant("s", Permission::GitWrite)
+            .unwrap()
+            .unwrap()
+            .decision,
         StoredDecision::Deny
     );
-    assert_eq!(decisions(tmp.path()), ["s git:write git commit denied:user"]);
+    assert_eq!(
+        decisions(tmp.path()),
+        ["s git:write git commit denied:user"]
+    );
 }
 
 #[test]

@@ -33,12 +33,9 @@ pub(crate) fn origin(url: &Url) -> String {
 
 impl HostState {
     fn check_host(&self, url: &Url) -> Result<(), CapabilityError> {
-        let host = url.host_str().unwrap_or_default();
         if self
             .skill
-            .hosts
-            .iter()
-            .any(|p| p.matches(url.scheme(), host, url.port()))
+            .within_manifest(Permission::NetFetch, url.as_str())
         {
             return Ok(());
         }
