@@ -254,3 +254,33 @@ impl HostState {
             .record_use(&self.skill.name, capability, target, outcome);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The manifest's lists bound each use as the capability table says: `exec` (empty: any
+    /// program), `hosts` (origins compared normalised), `env`; other permissions have no list.
+    #[test]
+    fn uses_are_bounded_by_the_list_the_table_names() {
+        let scope = |exec: &[&str]| SkillScope {
+            name: "s".into(),
+            permissions: Vec::new(),
+            exec: exec.iter().map(|s| s.to_string()).collect(),
+            hosts: vec![agent_manifest::HostPattern::parse("https://api.example.com").unwrap()],
+            env: vec!["KUBECONFIG".into()],
+            exec_timeout: None,
+            manifest_digest: String::new(),
+        };
+        let s = scope(&["git"]);
+        assert!(s.within_manifest(Permission::ShellExec, "git"));
+        assert!(!s.within_manifest(Permission::ShellExec, "rm"));
+        assert!(scope(&[]).within_manifest(Permission::ShellExec, "rm"));
+        assert!(s.within_manifest(Permission::NetFetch, "https://API.example.com.:443/v1"));
+        assert!(!s.within_manifest(Permission::NetFetch, "https://api.example.com@evil.test/"));
+        assert!(!s.within_manifest(Permission::NetFetch, "http://api.example.com/"));
+        assert!(s.within_manifest(Permission::EnvWrite, "KUBECONFIG"));
+        assert!(!s.within_manifest(Permission::EnvRead, "HOME"));
+        assert!(s.within_manifest(Permission::SkillInvoke, "git"));
+    }
+}
