@@ -661,3 +661,69 @@ fn the_repository_index_installs_its_examples_offline() {
         String::from_utf8_lossy(&status.stdout)
     );
 }
+
+/// The update plan compares `net:fetch` scopes as origins: the installed version's
+/// `https://API.example.com:443` is the new version's `https://api.example.com`, so only the
+/// origin that is really new is refused, and a grant for it spelt another way accepts it.
+#[test]
+fn an_update_names_only_the_origins_that_are_new_however_they_are_spelt() {
+    let sb = sandbox();
+    let publisher = Publisher::new(&sb);
+    let index = sb.home.path().join("index");
+    ok(&sb.agent(&["registry", "init", s(&index)]));
+    publisher.publish(
+        &sb,
+        &index,
+        "0.1.0",
+        "permissions: [net:fetch]\nhosts: [\"https://API.example.com:443\"]",
+        "365d",
+    );
+    let out = sb.agent(&["skill", "install", "rust-hello", "--index", s(&index)]);
+    assert!(
+        ok(&out).contains("installed rust-hello 0.1.0"),
+        "{:?}",
+        text(&out)
+    );
+    publisher.publish(
+        &sb,
+        &index,
+        "0.2.0",
+        "permissions: [net:fetch]\nhosts: [\"https://api.example.com\", \"https://new.example.com\"]",
+        "365d",
+    );
+
+    let out = sb.agent(&["skill", "update", "--index", s(&index)]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(code(&out), 4, "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains(
+            "error: refusing to update rust-hello to 0.2.0: it asks for new permissions: net:fetch (https://new.example.com)\n"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "to accept them without a terminal, run again with: --allow rust-hello/net:fetch:https://new.example.com\n"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(
+        installed_version(&sb.paths().user_skills_dir().join("rust-hello")).as_deref(),
+        Some("0.1.0")
+    );
+
+    // The new origin granted in another spelling is the new origin.
+    let out = sb.agent(&[
+        "skill",
+        "update",
+        "--index",
+        s(&index),
+        "--allow",
+        "rust-hello/net:fetch:HTTPS://New.Example.com:443/",
+    ]);
+    assert!(
+        ok(&out).contains("updated rust-hello 0.1.0 -> 0.2.0"),
+        "{:?}",
+        text(&out)
+    );
+}

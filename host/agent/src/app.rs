@@ -636,27 +636,8 @@ pub fn permission_status(
         .permissions
         .iter()
         .map(|p| {
-            let flag = allow
-                .entries()
-                .iter()
-                .any(|e| e.permission == *p && e.skill.as_deref().is_none_or(|s| s == skill.name));
-            let stored = match store {
-                Some(s) => s.grant(&skill.name, *p)?,
-                None => None,
-            };
-            let status = if flag {
-                "allowed by flag".to_string()
-            } else if let Some(rec) = stored.filter(|_| interactive) {
-                match rec.decision {
-                    agent_store::StoredDecision::Always => "granted (always)".to_string(),
-                    agent_store::StoredDecision::Deny => "denied (always)".to_string(),
-                }
-            } else if interactive {
-                "ask on first use".to_string()
-            } else {
-                "not granted".to_string()
-            };
-            Ok((*p, status))
+            let standing = agent_policy::standing(&skill.name, *p, store, allow, interactive)?;
+            Ok((*p, standing.to_string()))
         })
         .collect()
 }

@@ -30,15 +30,7 @@ pub struct HostPattern {
 const EXPECTED: &str =
     "expected scheme://host[:port], e.g. `https://api.example.com` or `https://*.example.org:8443`";
 
-fn default_port(scheme: &str) -> Option<u16> {
-    if scheme.eq_ignore_ascii_case("https") {
-        Some(443)
-    } else if scheme.eq_ignore_ascii_case("http") {
-        Some(80)
-    } else {
-        None
-    }
-}
+use crate::origin::{default_port, dns_name};
 
 fn check_dns_name(pattern: &str, host: &str) -> Result<(), String> {
     if host.len() > 253 {
@@ -139,6 +131,10 @@ impl HostPattern {
                 "`{pattern}`: only a leading `*.` wildcard is allowed, e.g. `https://*.example.org`"
             ));
         }
+        // The name as compared (trailing dot, IDNA, case): see `crate::origin`.
+        let name = dns_name(&name).ok_or_else(|| {
+            format!("`{pattern}`: `{name}` is not a valid host name (IDNA refuses it)")
+        })?;
         if name.is_empty() {
             return Err(format!("`{pattern}` has no host; {EXPECTED}"));
         }
@@ -213,7 +209,9 @@ impl HostPattern {
             .strip_prefix('[')
             .and_then(|h| h.strip_suffix(']'))
             .unwrap_or(host);
-        let host = host.strip_suffix('.').unwrap_or(host).to_ascii_lowercase();
+        let Some(host) = dns_name(host) else {
+            return false;
+        };
         if self.ipv6 {
             return host
                 .parse::<Ipv6Addr>()
@@ -226,6 +224,26 @@ impl HostPattern {
         } else {
             host == self.host
         }
+    }
+}
+
+impl HostPattern {
+    /// Whether every origin this pattern allows is one `self` allows too: the same scheme
+    /// and port, and the same host — or, for a wildcard `self`, a host below its name.
+    pub fn covers(&self, other: &HostPattern) -> bool {
+        if self.scheme != other.scheme
+            || self.effective_port() != other.effective_port()
+            || self.ipv6 != other.ipv6
+        {
+            return false;
+        }
+        if !self.wildcard {
+            return !other.wildcard && self.host == other.host;
+        }
+        (other.wildcard && other.host == self.host)
+            || (other.host.len() > self.host.len() + 1
+                && other.host.ends_with(&self.host)
+                && other.host[..other.host.len() - self.host.len()].ends_with('.'))
     }
 }
 
@@ -304,6 +322,34 @@ mod tests {
         assert!(v6.matches("http", "[::1]", Some(3000)));
         assert!(v6.matches("http", "0:0:0:0:0:0:0:1", Some(3000)));
         assert_eq!(v6.to_string(), "http://[::1]:3000");
+    }
+
+    #[test]
+    fn patterns_are_normalised_like_origins() {
+        // A trailing dot and IDNA, as the `http` import sees the request's host.
+        let h = p("https://API.example.com.");
+        assert_eq!(h.to_string(), "https://api.example.com");
+        assert!(h.matches("https", "api.example.com", None));
+        let idn = p("https://Bücher.example");
+        assert_eq!(idn.host(), "xn--bcher-kva.example");
+        assert!(idn.matches("https", "xn--bcher-kva.example", Some(443)));
+        assert!(!p("https://api.example.com").matches("https", "\u{430}pi.example.com", None));
+        let w = p("https://*.bücher.example");
+        assert!(w.matches("https", "a.xn--bcher-kva.example", None));
+    }
+
+    #[test]
+    fn a_pattern_covers_what_it_allows() {
+        assert!(p("https://api.example.com").covers(&p("https://API.example.com:443")));
+        assert!(!p("https://api.example.com").covers(&p("https://api.example.com:8443")));
+        assert!(!p("https://api.example.com").covers(&p("http://api.example.com")));
+        assert!(!p("https://api.example.com").covers(&p("https://*.api.example.com")));
+        assert!(p("https://*.example.com").covers(&p("https://api.example.com")));
+        assert!(p("https://*.example.com").covers(&p("https://*.a.example.com")));
+        assert!(p("https://*.example.com").covers(&p("https://*.example.com")));
+        assert!(!p("https://*.example.com").covers(&p("https://example.com")));
+        assert!(!p("https://*.example.com").covers(&p("https://badexample.com")));
+        assert!(p("http://[::1]:80").covers(&p("http://[0::1]")));
     }
 
     #[test]

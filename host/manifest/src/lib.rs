@@ -16,10 +16,12 @@
 
 #![deny(missing_docs)]
 
+pub mod capability;
 mod error;
 mod exec_rules;
 mod host;
 mod manifest;
+mod origin;
 mod parse;
 mod permission;
 mod rules;
@@ -28,6 +30,7 @@ mod yaml;
 #[cfg(test)]
 mod tests;
 
+pub use capability::{Capability, InterfaceNeed, ManifestList, ScopeKind, covers};
 pub use error::{ErrorKind, ManifestError};
 pub use exec_rules::{MAX_EXEC_TIMEOUT, env_write_refusal};
 pub use host::HostPattern;
@@ -36,6 +39,7 @@ pub use manifest::{
     MANIFEST_FILE, MAX_MANIFEST_BYTES, Manifest, Mode, Platform, PromptConfig, ScannerDecl,
     SecurityRules, SkillType, ToolDecl, ToolFiles, Triggers, Wiki, WikiDiagram, WikiSection,
 };
+pub use origin::{Origin, origin};
 pub use permission::{Permission, UnknownPermission};
 pub use rules::{
     MAX_NAME_LEN, MAX_TOOL_NAME_LEN, is_env_name, is_program_name, is_skill_name, is_tool_name,

@@ -8,6 +8,7 @@ use std::str::FromStr;
 use semver::{Version, VersionReq};
 use serde::Serialize;
 
+use crate::capability::ManifestList;
 use crate::error::ManifestError;
 use crate::host::HostPattern;
 use crate::permission::Permission;
@@ -642,6 +643,18 @@ impl Manifest {
     pub fn allows_host(&self, scheme: &str, host: &str, port: Option<u16>) -> bool {
         self.declares(Permission::NetFetch)
             && self.hosts.iter().any(|h| h.matches(scheme, host, port))
+    }
+
+    /// The scopes the manifest bounds `permission` to: the entries of the list the
+    /// capability table names for it (`exec`, `hosts`, `env`). Empty when it has none, which
+    /// means the permission as a whole.
+    pub fn scopes_of(&self, permission: Permission) -> Vec<String> {
+        match permission.capability().manifest_list {
+            Some(ManifestList::Exec) => self.exec.clone(),
+            Some(ManifestList::Hosts) => self.hosts.iter().map(ToString::to_string).collect(),
+            Some(ManifestList::Env) => self.env.clone(),
+            None => Vec::new(),
+        }
     }
 
     /// Whether `name` is one of the environment variables the manifest lists.

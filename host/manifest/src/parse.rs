@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use semver::{Version, VersionReq};
 
+use crate::capability::ManifestList;
 use crate::error::{ErrorKind, ManifestError};
 use crate::exec_rules;
 use crate::host::HostPattern;
@@ -613,7 +614,7 @@ fn scopes(
     }
     if let Some(at) = top.get("exec")
         && !exec.is_empty()
-        && !declares(Permission::ShellExec)
+        && !ManifestList::Exec.is_declared(declares)
     {
         return Err(cx.at_err(&at, "listing programs needs the `shell:exec` permission; add it to `permissions` or remove `exec`"));
     }
@@ -635,7 +636,7 @@ fn scopes(
     }
     if let Some(at) = top.get("hosts")
         && !hosts.is_empty()
-        && !declares(Permission::NetFetch)
+        && !ManifestList::Hosts.is_declared(declares)
     {
         return Err(cx.at_err(&at, "listing hosts needs the `net:fetch` permission; add it to `permissions` or remove `hosts`"));
     }
@@ -655,8 +656,7 @@ fn scopes(
     }
     if let Some(at) = top.get("env")
         && !env.is_empty()
-        && !declares(Permission::EnvRead)
-        && !declares(Permission::EnvWrite)
+        && !ManifestList::Env.is_declared(declares)
     {
         return Err(cx.at_err(
             &at,

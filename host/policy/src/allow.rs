@@ -18,7 +18,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use agent_manifest::{Permission, UnknownPermission};
+use agent_manifest::{Origin, Permission, ScopeKind, UnknownPermission};
 
 use crate::yaml::{self, Kind, Node};
 
@@ -50,14 +50,14 @@ pub enum AllowProblem {
     /// A `net:fetch` scope that is not an origin.
     #[error(
         "`{0}` is not an origin; the scope of net:fetch is {form}",
-        form = crate::scope::syntax(Permission::NetFetch).unwrap_or_default()
+        form = ScopeKind::Origin.syntax().unwrap_or_default()
     )]
     NotAnOrigin(String),
     /// A scope of a form the host never names when it asks for the permission
     /// (`env:read:A=B`, `skill:invoke:../../etc`, `net:fetch:ftp://x`): it could never match.
     #[error(
         "`{scope}` can never match a use of {permission}: {reason}; the scope of {permission} is {}",
-        crate::scope::syntax(*permission).unwrap_or_default()
+        permission.capability().scope.syntax().unwrap_or_default()
     )]
     BadScope {
         /// The permission.
@@ -155,7 +155,7 @@ impl AllowEntry {
     pub fn matches(&self, skill: &str, permission: Permission, scope: Option<&str>) -> bool {
         self.permission == permission
             && self.skill.as_deref().is_none_or(|s| s == skill)
-            && scope_covers(permission, self.scope.as_deref(), scope)
+            && agent_manifest::covers(permission, self.scope.as_deref(), scope)
     }
 }
 
@@ -204,98 +204,29 @@ fn parse_entry(value: &str) -> Result<AllowEntry, AllowProblem> {
         Some("") => return Err(AllowProblem::EmptyScope),
         Some(scope) => Some(scope),
     };
-    if scope.is_some() && crate::scope::syntax(permission).is_none() {
-        return Err(AllowProblem::Unscoped(permission));
-    }
-    if let (Permission::NetFetch, Some(scope)) = (permission, scope) {
-        match split_origin(scope) {
-            Some((_, rest)) if rest.is_empty() || rest == "/" => {}
-            _ => return Err(AllowProblem::NotAnOrigin(scope.to_string())),
-        }
-    }
+    let capability = permission.capability();
     if let Some(scope) = scope {
-        crate::scope::check(permission, scope)?;
+        if capability.scope == ScopeKind::Whole {
+            return Err(AllowProblem::Unscoped(permission));
+        }
+        if capability.scope == ScopeKind::Origin
+            && !Origin::split(scope).is_some_and(|(_, rest)| rest.is_empty() || rest == "/")
+        {
+            return Err(AllowProblem::NotAnOrigin(scope.to_string()));
+        }
+        capability
+            .check_scope(scope)
+            .map_err(|reason| AllowProblem::BadScope {
+                permission,
+                scope: scope.to_string(),
+                reason,
+            })?;
     }
     Ok(AllowEntry {
         skill: skill.map(str::to_string),
         permission,
         scope: scope.map(str::to_string),
     })
-}
-
-/// Whether a grant limited to `granted` (or unlimited) covers a use with `requested` scope.
-/// For `net:fetch` the scopes are compared as origins (`scheme://host[:port]`, default ports
-/// and case ignored); otherwise they must be equal.
-pub(crate) fn scope_covers(
-    permission: Permission,
-    granted: Option<&str>,
-    requested: Option<&str>,
-) -> bool {
-    match (granted, requested) {
-        (None, _) => true,
-        (Some(_), None) => false,
-        (Some(g), Some(r)) if permission == Permission::NetFetch => match (origin(g), origin(r)) {
-            (Some(g), Some(r)) => g == r,
-            _ => false,
-        },
-        (Some(g), Some(r)) => g == r,
-    }
-}
-
-/// The origin of a URL, normalised: lower-case scheme and host, default port dropped,
-/// user info dropped. `None` when `url` has no `scheme://host`.
-pub(crate) fn origin(url: &str) -> Option<String> {
-    split_origin(url).map(|(o, _)| o)
-}
-
-/// The normalised origin and the rest of the URL (path, query, fragment).
-fn split_origin(url: &str) -> Option<(String, &str)> {
-    let (scheme, rest) = url.split_once("://")?;
-    let valid_scheme = scheme
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic())
-        && scheme
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
-    if !valid_scheme {
-        return None;
-    }
-    let scheme = scheme.to_ascii_lowercase();
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let (authority, tail) = rest.split_at(end);
-    let host_port = authority.rsplit_once('@').map_or(authority, |(_, hp)| hp);
-    let (host, port) = if let Some(after_bracket) = host_port.strip_prefix('[') {
-        let (inner, after) = after_bracket.split_once(']')?;
-        let port = match after {
-            "" => None,
-            p => Some(p.strip_prefix(':')?),
-        };
-        (format!("[{}]", inner.to_ascii_lowercase()), port)
-    } else {
-        match host_port.rsplit_once(':') {
-            Some((h, p)) => (h.to_ascii_lowercase(), Some(p)),
-            None => (host_port.to_ascii_lowercase(), None),
-        }
-    };
-    if host.is_empty() || host.contains(':') && !host.starts_with('[') {
-        return None;
-    }
-    let port = match port {
-        None | Some("") => None,
-        Some(p) if p.chars().all(|c| c.is_ascii_digit()) => Some(p.parse::<u16>().ok()?),
-        Some(_) => return None,
-    };
-    let default = match scheme.as_str() {
-        "http" | "ws" => Some(80),
-        "https" | "wss" => Some(443),
-        _ => None,
-    };
-    let origin = match port {
-        Some(p) if Some(p) != default => format!("{scheme}://{host}:{p}"),
-        _ => format!("{scheme}://{host}"),
-    };
-    Some((origin, tail))
 }
 
 /// The grants of a non-interactive run.
@@ -463,6 +394,14 @@ impl AllowList {
         self.entries
             .iter()
             .any(|e| e.matches(skill, permission, scope))
+    }
+
+    /// Whether some entry grants `permission` to `skill`, as a whole or for some scope (what
+    /// a listing calls "allowed by flag").
+    pub fn names(&self, skill: &str, permission: Permission) -> bool {
+        self.entries
+            .iter()
+            .any(|e| e.permission == permission && e.skill.as_deref().is_none_or(|s| s == skill))
     }
 }
 
@@ -691,6 +630,7 @@ mod tests {
 
     #[test]
     fn origins_are_normalised() {
+        use agent_manifest::origin;
         assert_eq!(
             origin("HTTPS://Example.COM:443/x").as_deref(),
             Some("https://example.com")

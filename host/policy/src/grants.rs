@@ -7,7 +7,9 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use agent_manifest::Permission;
 use agent_store::{GrantRecord, Store, StoreError, StoredDecision};
 
-use crate::allow::{AllowEntry, AllowList, origin, scope_covers};
+use agent_manifest::{covers, origin};
+
+use crate::allow::{AllowEntry, AllowList};
 use crate::approval::{Answer, ApprovalRequest, Approver};
 use crate::audit::{AuditError, AuditLog, AuditRecord};
 
@@ -184,6 +186,33 @@ fn normalise_scope(permission: Permission, scope: Option<&str>) -> Option<String
     } else {
         Some(scope.to_string())
     }
+}
+
+/// What [`Grants::would_grant`] foresees.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Prospect {
+    /// The use would go ahead.
+    Granted {
+        /// Where the grant would come from.
+        source: GrantSource,
+    },
+    /// The use would be refused.
+    Denied {
+        /// Why, in words for the user.
+        reason: String,
+    },
+    /// The user would be asked (interactive sessions).
+    Ask,
+}
+
+/// A decision made without asking, or the question to ask.
+enum Foresight<'a> {
+    Decided(Decision),
+    Ask {
+        store: &'a Store,
+        approver: &'a Arc<dyn Approver>,
+        key: Key,
+    },
 }
 
 /// A decision before it is audited.
@@ -369,20 +398,82 @@ impl Grants {
         scope: Option<&str>,
         detail: &str,
     ) -> Decision {
+        let (store, approver, key) =
+            match self.foresee(skill, manifest, declared, permission, scope) {
+                Foresight::Decided(decision) => return decision,
+                Foresight::Ask {
+                    store,
+                    approver,
+                    key,
+                } => (store, approver, key),
+            };
+        // Ask, one question at a time; re-check first, since another thread may have had the
+        // same question answered while this one waited.
+        let _asking = lock(&self.asking);
+        if let Some(decided) = self.known(store, &key, scope, manifest) {
+            return decided;
+        }
+        let request = ApprovalRequest {
+            skill: skill.to_string(),
+            permission,
+            scope: scope.map(str::to_string),
+            detail: detail.to_string(),
+        };
+        match approver.ask(&request) {
+            Answer::Once => {
+                lock(&self.session).granted.insert(key);
+                Decision::Granted(GrantSource::UserOnce)
+            }
+            Answer::Always => {
+                if self
+                    .persist(store, skill, manifest, permission, StoredDecision::Always)
+                    .is_err()
+                {
+                    // Still granted as the user asked; kept for this process.
+                    lock(&self.session).granted.insert(key);
+                }
+                Decision::Granted(GrantSource::UserAlways)
+            }
+            Answer::Deny => {
+                if self
+                    .persist(store, skill, manifest, permission, StoredDecision::Deny)
+                    .is_err()
+                {
+                    lock(&self.session).denied.insert(key);
+                }
+                Decision::Denied {
+                    kind: "user",
+                    reason: format!("the user denied {permission} to {skill}"),
+                    allow_flag: None,
+                }
+            }
+        }
+    }
+
+    /// The decision as far as it can be made without asking anyone: reads the stored answers,
+    /// this session's answers and the allowlist; writes nothing.
+    fn foresee(
+        &self,
+        skill: &str,
+        manifest: Option<&str>,
+        declared: bool,
+        permission: Permission,
+        scope: Option<&str>,
+    ) -> Foresight<'_> {
         if !declared {
-            return Decision::Denied {
+            return Foresight::Decided(Decision::Denied {
                 kind: "undeclared",
                 reason: format!("{skill} did not declare {permission} in its manifest"),
                 allow_flag: None,
-            };
+            });
         }
         match &self.mode {
             Mode::NonInteractive { allow } => {
                 if self.approved.contains(skill) {
-                    return Decision::Granted(GrantSource::ApproveSkills);
+                    return Foresight::Decided(Decision::Granted(GrantSource::ApproveSkills));
                 }
                 if allow.matches(skill, permission, scope) {
-                    return Decision::Granted(GrantSource::AllowList);
+                    return Foresight::Decided(Decision::Granted(GrantSource::AllowList));
                 }
                 let flag = AllowEntry {
                     skill: Some(skill.to_string()),
@@ -394,13 +485,13 @@ impl Grants {
                     Some(s) if !s.is_empty() => format!("{permission} ({s})"),
                     _ => permission.to_string(),
                 };
-                Decision::Denied {
+                Foresight::Decided(Decision::Denied {
                     kind: "not-allowed",
                     reason: format!(
                         "{skill} was not granted {what} in this non-interactive run; grant it with --allow {flag}"
                     ),
                     allow_flag: Some(flag),
-                }
+                })
             }
             Mode::Interactive { store, approver } => {
                 let key = (
@@ -409,56 +500,39 @@ impl Grants {
                     normalise_scope(permission, scope),
                 );
                 if let Some(decided) = self.known(store, &key, scope, manifest) {
-                    return decided;
+                    return Foresight::Decided(decided);
                 }
                 if self.approved.contains(skill) {
-                    return Decision::Granted(GrantSource::ApproveSkills);
+                    return Foresight::Decided(Decision::Granted(GrantSource::ApproveSkills));
                 }
                 if self.flags.matches(skill, permission, scope) {
-                    return Decision::Granted(GrantSource::AllowList);
+                    return Foresight::Decided(Decision::Granted(GrantSource::AllowList));
                 }
-                // Ask, one question at a time; re-check first, since another thread may have
-                // had the same question answered while this one waited.
-                let _asking = lock(&self.asking);
-                if let Some(decided) = self.known(store, &key, scope, manifest) {
-                    return decided;
-                }
-                let request = ApprovalRequest {
-                    skill: skill.to_string(),
-                    permission,
-                    scope: scope.map(str::to_string),
-                    detail: detail.to_string(),
-                };
-                match approver.ask(&request) {
-                    Answer::Once => {
-                        lock(&self.session).granted.insert(key);
-                        Decision::Granted(GrantSource::UserOnce)
-                    }
-                    Answer::Always => {
-                        if self
-                            .persist(store, skill, manifest, permission, StoredDecision::Always)
-                            .is_err()
-                        {
-                            // Still granted as the user asked; kept for this process.
-                            lock(&self.session).granted.insert(key);
-                        }
-                        Decision::Granted(GrantSource::UserAlways)
-                    }
-                    Answer::Deny => {
-                        if self
-                            .persist(store, skill, manifest, permission, StoredDecision::Deny)
-                            .is_err()
-                        {
-                            lock(&self.session).denied.insert(key);
-                        }
-                        Decision::Denied {
-                            kind: "user",
-                            reason: format!("the user denied {permission} to {skill}"),
-                            allow_flag: None,
-                        }
-                    }
+                Foresight::Ask {
+                    store,
+                    approver,
+                    key,
                 }
             }
+        }
+    }
+
+    /// Would `skill` be allowed to use `permission` on `scope` now? The same decision as
+    /// [`Grants::check_manifest`] up to the question it would ask, without side effects:
+    /// nothing is written to the audit log or the store, nobody is asked, no denial is
+    /// remembered.
+    pub fn would_grant(
+        &self,
+        skill: &str,
+        manifest: Option<&str>,
+        declared: bool,
+        permission: Permission,
+        scope: Option<&str>,
+    ) -> Prospect {
+        match self.foresee(skill, manifest, declared, permission, scope) {
+            Foresight::Decided(Decision::Granted(source)) => Prospect::Granted { source },
+            Foresight::Decided(Decision::Denied { reason, .. }) => Prospect::Denied { reason },
+            Foresight::Ask { .. } => Prospect::Ask,
         }
     }
 
@@ -482,7 +556,7 @@ impl Grants {
                 });
             }
             Ok(Some(record))
-                if scope_covers(permission, record.scope.as_deref(), scope)
+                if covers(permission, record.scope.as_deref(), scope)
                     && record.manifest_sha256.as_deref() == manifest =>
             {
                 return Some(match record.decision {

@@ -8,6 +8,8 @@
 //!   stored answers, answers given this session, the allowlist and the config's `auto_approve`,
 //!   and writes every decision to the [`AuditLog`].
 //! - [`AuditLog`]: the append-only, hash-chained JSON Lines audit log, with [`AuditLog::verify`].
+//! - [`capability`]: the capability table (what each permission unlocks, its scope, when a
+//!   grant covers a use), and [`standing`]: what a run would decide, without side effects.
 //! - [`constraints`]: skills as behaviour constraints; [`merge`] combines them deterministically.
 
 #![deny(missing_docs)]
@@ -15,9 +17,10 @@
 mod allow;
 mod approval;
 pub mod audit;
+pub mod capability;
 pub mod constraints;
 mod grants;
-mod scope;
+mod standing;
 mod yaml;
 
 pub use allow::{AllowEntry, AllowFileError, AllowList, AllowParseError, AllowProblem};
@@ -26,4 +29,5 @@ pub use audit::{
     AuditEntry, AuditError, AuditLog, AuditRecord, VerifyError, VerifyProblem, VerifyReport,
 };
 pub use constraints::{Constraints, ContextEntry, Limit, Merged, SkillConstraint, Source, merge};
-pub use grants::{Denial, GrantSource, Grants, GrantsError, Verdict};
+pub use grants::{Denial, GrantSource, Grants, GrantsError, Prospect, Verdict};
+pub use standing::{Standing, standing};

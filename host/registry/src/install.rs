@@ -4,7 +4,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use agent_manifest::{Manifest, Permission};
+use agent_manifest::Manifest;
 use agent_trust::{PublicKey, TrustStore};
 use semver::Version;
 
@@ -38,12 +38,7 @@ pub struct Installed {
 pub fn manifest_permissions(m: &Manifest) -> Vec<PermissionRef> {
     let mut out = Vec::new();
     for p in &m.permissions {
-        let scopes: Vec<String> = match p {
-            Permission::ShellExec => m.exec.clone(),
-            Permission::NetFetch => m.hosts.iter().map(|h| h.to_string()).collect(),
-            Permission::EnvRead | Permission::EnvWrite => m.env.clone(),
-            _ => Vec::new(),
-        };
+        let scopes = m.scopes_of(*p);
         if scopes.is_empty() {
             out.push(PermissionRef {
                 permission: p.as_str().to_string(),

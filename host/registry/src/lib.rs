@@ -1,7 +1,8 @@
 //! `agent-registry`: skill indexes — fetching (git, directory, HTTPS),
 //! verifying (a signed, expiring, monotonic snapshot over every index
 //! file, in the spirit of TUF), searching, resolving with rollback checks,
-//! installing atomically, and publishing. The format and the checks are
+//! installing atomically, publishing, and the update plan (what a newer version
+//! asks for that the installed one did not). The format and the checks are
 //! described in `docs/registry.md`.
 #![deny(missing_docs)]
 
@@ -14,6 +15,7 @@ mod publish;
 mod resign;
 mod skills_dir;
 mod source;
+mod update_plan;
 
 pub use error::RegistryError;
 pub use format::{
@@ -28,3 +30,4 @@ pub use publish::{PublishRequest, VerifyReport, init, publish, verify_index};
 pub use resign::{ResignReport, Resigned, resign_index};
 pub use skills_dir::{LOCK_FILE, Recovered, tidy};
 pub use source::{GitSource, IndexSource, MAX_FILE_BYTES, NoProgress, Progress, fetch};
+pub use update_plan::UpdatePlan;

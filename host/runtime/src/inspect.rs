@@ -1,6 +1,7 @@
 //! What a component imports and exports, and what that means: which
 //! permission each import needs, which skill type each export serves.
 
+use agent_manifest::capability::{InterfaceNeed, interface_need};
 use agent_manifest::{Manifest, Permission, SkillType};
 use serde::Serialize;
 use wasmtime::Engine;
@@ -210,15 +211,13 @@ pub fn classify_import(name: &str) -> ImportNeed {
         let Some(version) = Version::parse(number) else {
             return ImportNeed::Unknown(unsupported_version(number));
         };
-        return match iface {
-            "types" | "log" | "project" | "config" | "syntax" => ImportNeed::Nothing,
-            "exec" => ImportNeed::Permission(Permission::ShellExec),
-            "http" => ImportNeed::Permission(Permission::NetFetch),
-            "llm" => ImportNeed::Permission(Permission::LlmCall),
-            "git" => ImportNeed::Permission(Permission::GitRead),
-            "git-write" => ImportNeed::Permission(Permission::GitWrite),
-            "skills" => ImportNeed::Permission(Permission::SkillInvoke),
-            other => ImportNeed::Unknown(format!("no interface `{other}` in {version}")),
+        // What each interface needs is a row of the capability table.
+        return match interface_need(iface) {
+            InterfaceNeed::Nothing => ImportNeed::Nothing,
+            InterfaceNeed::Permission(p) => ImportNeed::Permission(p),
+            InterfaceNeed::Unknown => {
+                ImportNeed::Unknown(format!("no interface `{iface}` in {version}"))
+            }
         };
     }
     if name.starts_with("wasi:sockets/") {

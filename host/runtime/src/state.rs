@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use agent_manifest::Permission;
+use agent_manifest::{ManifestList, Permission};
 use wasmtime::StoreLimits;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
@@ -141,6 +141,24 @@ impl SkillScope {
     pub fn declares(&self, p: Permission) -> bool {
         self.permissions.contains(&p)
     }
+
+    /// Whether a use of `permission` naming `scope` is within the manifest list the
+    /// capability table names for it: `exec` (empty: any program), `hosts` (an origin one
+    /// pattern matches), `env`. A permission without a list is not bounded here.
+    pub fn within_manifest(&self, permission: Permission, scope: &str) -> bool {
+        match permission.capability().manifest_list {
+            Some(ManifestList::Exec) => {
+                self.exec.is_empty() || self.exec.iter().any(|p| p == scope)
+            }
+            Some(ManifestList::Hosts) => agent_manifest::Origin::of(scope).is_some_and(|o| {
+                self.hosts
+                    .iter()
+                    .any(|h| h.matches(o.scheme(), o.host(), o.port()))
+            }),
+            Some(ManifestList::Env) => self.env.iter().any(|n| n == scope),
+            None => true,
+        }
+    }
 }
 
 /// One log line a guest wrote.
@@ -234,5 +252,35 @@ impl HostState {
         self.ctx
             .authorizer
             .record_use(&self.skill.name, capability, target, outcome);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The manifest's lists bound each use as the capability table says: `exec` (empty: any
+    /// program), `hosts` (origins compared normalised), `env`; other permissions have no list.
+    #[test]
+    fn uses_are_bounded_by_the_list_the_table_names() {
+        let scope = |exec: &[&str]| SkillScope {
+            name: "s".into(),
+            permissions: Vec::new(),
+            exec: exec.iter().map(|s| s.to_string()).collect(),
+            hosts: vec![agent_manifest::HostPattern::parse("https://api.example.com").unwrap()],
+            env: vec!["KUBECONFIG".into()],
+            exec_timeout: None,
+            manifest_digest: String::new(),
+        };
+        let s = scope(&["git"]);
+        assert!(s.within_manifest(Permission::ShellExec, "git"));
+        assert!(!s.within_manifest(Permission::ShellExec, "rm"));
+        assert!(scope(&[]).within_manifest(Permission::ShellExec, "rm"));
+        assert!(s.within_manifest(Permission::NetFetch, "https://API.example.com.:443/v1"));
+        assert!(!s.within_manifest(Permission::NetFetch, "https://api.example.com@evil.test/"));
+        assert!(!s.within_manifest(Permission::NetFetch, "http://api.example.com/"));
+        assert!(s.within_manifest(Permission::EnvWrite, "KUBECONFIG"));
+        assert!(!s.within_manifest(Permission::EnvRead, "HOME"));
+        assert!(s.within_manifest(Permission::SkillInvoke, "git"));
     }
 }

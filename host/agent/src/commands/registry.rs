@@ -13,7 +13,9 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use agent_manifest::Permission;
-use agent_registry::{GitSource, Index, IndexSource, NoProgress, PermissionRef, Progress, Seen};
+use agent_registry::{
+    GitSource, Index, IndexSource, NoProgress, PermissionRef, Progress, Seen, UpdatePlan,
+};
 use agent_store::{
     GrantRecord, InstallPlace, InstalledPermission, InstalledRecord, RegistrySeen, Store,
     StoredDecision,
@@ -420,27 +422,15 @@ fn store_answers(
     Ok(())
 }
 
-/// The permissions in `new` that `old` does not have (same permission and scope).
-fn added_permissions(old: &[InstalledPermission], new: &[PermissionRef]) -> Vec<PermissionRef> {
-    new.iter()
-        .filter(|p| {
-            !old.iter()
-                .any(|o| o.permission == p.permission && o.scope == p.scope)
+/// The installed permissions as the index spells them, for [`UpdatePlan`].
+fn as_refs(installed: &[InstalledPermission]) -> Vec<PermissionRef> {
+    installed
+        .iter()
+        .map(|p| PermissionRef {
+            permission: p.permission.clone(),
+            scope: p.scope.clone(),
         })
-        .cloned()
         .collect()
-}
-
-/// Whether `--allow`/`--capabilities` grant `p` to `skill`.
-fn allowed(app: &App, skill: &str, p: &PermissionRef) -> Result<bool> {
-    let Ok(perm) = p.permission.parse::<Permission>() else {
-        return Ok(false);
-    };
-    Ok(app.allowlist()?.entries().iter().any(|e| {
-        e.permission == perm
-            && e.skill.as_deref().is_none_or(|s| s == skill)
-            && (e.scope.is_none() || e.scope == p.scope)
-    }))
 }
 
 fn allow_flag(skill: &str, p: &PermissionRef) -> String {
@@ -457,17 +447,14 @@ fn check_added(
     app: &mut App,
     name: &str,
     version: &str,
-    added: &[PermissionRef],
+    plan: &UpdatePlan,
 ) -> Result<std::result::Result<Answers, u8>> {
-    if added.is_empty() {
+    if plan.added.is_empty() {
         return Ok(Ok(Answers::new()));
     }
-    let mut uncovered = Vec::new();
-    for p in added {
-        if !allowed(app, name, p)? {
-            uncovered.push(p.clone());
-        }
-    }
+    let allow = app.allowlist()?;
+    let uncovered = plan.uncovered(|perm, scope| allow.matches(name, perm, scope));
+    let added = &plan.added;
     if uncovered.is_empty() {
         return Ok(Ok(Answers::new()));
     }
@@ -566,8 +553,8 @@ pub fn install(app: &mut App, arg: &IndexArg, target: &str, project: bool) -> Re
         &rec.permissions,
     );
     let answers = if let Some(prev) = &previous {
-        let added = added_permissions(&prev.permissions, &rec.permissions);
-        match check_added(app, &name, &rec.version.to_string(), &added)? {
+        let plan = UpdatePlan::new(&as_refs(&prev.permissions), &rec.permissions);
+        match check_added(app, &name, &rec.version.to_string(), &plan)? {
             Ok(answers) => answers,
             Err(code) => return Ok(code),
         }
@@ -759,8 +746,8 @@ pub fn update(app: &mut App, arg: &IndexArg, only: Option<&str>) -> Result<u8> {
             Some(&rec.component.key_id.to_string()),
             &rec.permissions,
         );
-        let added = added_permissions(&prev.permissions, &rec.permissions);
-        let answers = match check_added(app, &prev.name, &version, &added)? {
+        let plan = UpdatePlan::new(&as_refs(&prev.permissions), &rec.permissions);
+        let answers = match check_added(app, &prev.name, &version, &plan)? {
             Ok(answers) => answers,
             Err(c) => {
                 code = code.max(c);
@@ -955,7 +942,7 @@ mod tests {
             p("file:read", None),
         ];
         assert_eq!(
-            added_permissions(&old, &new),
+            UpdatePlan::new(&as_refs(&old), &new).added,
             vec![p("shell:exec", Some("curl")), p("file:read", None)]
         );
         assert_eq!(allow_flag("s", &new[1]), "--allow s/shell:exec:curl");

@@ -69,11 +69,9 @@ impl ApprovalGate for HeadlessGate {
             .find(|(n, _)| n == skill)
             .map(|(_, p)| p.as_slice())
             .unwrap_or_default();
-        self.allow.entries().iter().any(|e| {
-            e.permission != Permission::FileRead
-                && declared.contains(&e.permission)
-                && e.skill.as_deref().is_none_or(|s| s == skill)
-        })
+        declared
+            .iter()
+            .any(|p| *p != Permission::FileRead && self.allow.names(skill, *p))
     }
 
     fn refusal(&self) -> String {

@@ -114,7 +114,10 @@ impl HostState {
         }
         // The manifest's allowlist first: a program it does not list is
         // refused without asking anyone.
-        if !self.skill.exec.is_empty() && !self.skill.exec.contains(&req.program) {
+        if !self
+            .skill
+            .within_manifest(Permission::ShellExec, &req.program)
+        {
             let reason = format!(
                 "program `{}` is not in {}'s `exec` allowlist ({})",
                 req.program,
@@ -170,7 +173,7 @@ impl HostState {
             return Err(err);
         }
         for (name, _) in &req.env {
-            if !self.skill.env.iter().any(|n| n == name) {
+            if !self.skill.within_manifest(Permission::EnvWrite, name) {
                 let reason = format!(
                     "variable `{name}` is not named in {}'s `env` list",
                     self.skill.name

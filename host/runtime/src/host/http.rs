@@ -21,24 +21,21 @@ impl http::Host for HostState {
     }
 }
 
-/// The origin of a URL as `scheme://host[:port]` (port only when explicit
-/// and not the scheme's default).
+/// The origin of a URL as `scheme://host[:port]`, normalised as every
+/// `net:fetch` scope is (`agent_manifest::origin`: case, default port,
+/// trailing dot, IPv6, IDNA).
 pub(crate) fn origin(url: &Url) -> String {
-    let host = url.host_str().unwrap_or_default();
-    match url.port() {
-        Some(p) => format!("{}://{host}:{p}", url.scheme()),
-        None => format!("{}://{host}", url.scheme()),
-    }
+    agent_manifest::origin(url.as_str()).unwrap_or_else(|| {
+        // A parsed http(s) URL always has a host; say what it was if not.
+        format!("{}://{}", url.scheme(), url.host_str().unwrap_or_default())
+    })
 }
 
 impl HostState {
     fn check_host(&self, url: &Url) -> Result<(), CapabilityError> {
-        let host = url.host_str().unwrap_or_default();
         if self
             .skill
-            .hosts
-            .iter()
-            .any(|p| p.matches(url.scheme(), host, url.port()))
+            .within_manifest(Permission::NetFetch, url.as_str())
         {
             return Ok(());
         }
