@@ -273,20 +273,20 @@ impl World {
     /// One run of `TURNS` turns; returns the number of refused calls.
     fn run(&self, setup: Setup, session: Option<SessionLog>) -> usize {
         let gate = No;
-        let agent = Agent::new(
+        let agent = Agent::builder(
             Arc::new(Instant),
-            "bench",
             &self.runtime,
             self.ctx.clone(),
             &self.skills,
             &gate,
-            String::new(),
-            RunLimits {
-                max_turns: TURNS,
-                timeout: Duration::from_secs(60),
-            },
         )
-        .with_setup(setup);
+        .model("bench")
+        .limits(RunLimits {
+            max_turns: TURNS,
+            timeout: Duration::from_secs(60),
+        })
+        .setup(setup)
+        .build();
         let mut refused = 0;
         let mut sink = |e: &AgentEvent| {
             if matches!(e, AgentEvent::Refused { .. }) {
