@@ -22,6 +22,8 @@
 //!   names; stored grants are bound to the manifest; 0.1.0 signatures.
 //! - `contract`: the versioned `agent:skill` contract: a published 0.1.0
 //!   component next to a 0.2.0 hook-only one, `project.mount`, unknown versions.
+//! - `denials`: a refusal is an event of the agent loop when it happens,
+//!   while the tool call that was refused goes on.
 //! - `cache`: an altered or foreign compiled artifact in the component cache
 //!   is rejected by its seal, recompiled and replaced, never run.
 
@@ -29,6 +31,7 @@ mod budgets;
 mod cache;
 mod common;
 mod contract;
+mod denials;
 mod exec_guards;
 mod fs_guard;
 mod git_config;

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::router::{Caller, ToolRouter};
 use crate::run::{Next, Run};
 use crate::turn::{self, Plan};
-use crate::{Agent, AgentError, AgentEvent, DenialRecord, StopKind, ToolCallRecord};
+use crate::{Agent, AgentError, AgentEvent, StopKind, ToolCallRecord};
 
 /// The outcome of one tool call, as the loop records it.
 struct CallResult {
@@ -97,7 +97,6 @@ impl Agent<'_> {
                 output: r.output.clone(),
                 is_error: r.is_error,
             });
-            self.report_denials(run);
             run.out.tool_calls.push(ToolCallRecord {
                 id: id.clone(),
                 skill: r.skill,
@@ -162,25 +161,5 @@ impl Agent<'_> {
             is_error,
             skill,
         }
-    }
-
-    /// Reports the refusals of the grants since the last report.
-    fn report_denials(&self, run: &mut Run<'_>) {
-        let Some(g) = &self.grants else { return };
-        let all = g.grants().denials();
-        for d in all.iter().skip(run.seen_denials) {
-            let rec = DenialRecord {
-                skill: d.skill.clone(),
-                permission: d.permission.to_string(),
-                reason: d.reason.clone(),
-            };
-            run.em.emit(AgentEvent::Denial {
-                skill: rec.skill.clone(),
-                permission: rec.permission.clone(),
-                reason: rec.reason.clone(),
-            });
-            run.out.denials.push(rec);
-        }
-        run.seen_denials = all.len();
     }
 }

@@ -213,8 +213,10 @@ impl ToolRouter<'_> {
             };
             return (skill_name, Routed::NotFound(format!("unknown tool `{name}`")));
         };
-        let ran = match &caller {
-            Caller::Model { ctx, .. } => self.call(skill, ctx, function, &input).await,
+        let ran = match &mut caller {
+            Caller::Model { ctx, em, .. } => {
+                reporting_denials(self.call(skill, ctx, function, &input), em).await
+            }
             Caller::Skill { ctx, .. } => {
                 let nested = Arc::new(ctx.nested());
                 self.call(skill, &nested, function, &input).await
@@ -480,6 +482,19 @@ impl ToolRouter<'_> {
                 .await
         };
         ran.map(|(result, _logs)| result)
+    }
+}
+
+/// Waits for `call`, reporting each refusal of the grants as it happens
+/// (the call may go on after one, or run long).
+async fn reporting_denials<T>(call: impl Future<Output = T>, em: &mut Emitter<'_>) -> T {
+    let mut call = std::pin::pin!(call);
+    loop {
+        tokio::select! {
+            biased;
+            done = &mut call => return done,
+            Some(denial) = em.next_denial() => em.denial(denial),
+        }
     }
 }
 

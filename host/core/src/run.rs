@@ -45,8 +45,6 @@ pub(crate) struct Run<'e> {
     max_turns: u32,
     /// Tool calls in a row whose arguments were not JSON.
     pub(crate) invalid_in_a_row: u32,
-    /// How many of the grants' denials were reported.
-    pub(crate) seen_denials: usize,
 }
 
 /// What the loop does after a turn.
@@ -138,11 +136,9 @@ impl Agent<'_> {
     ) -> Run<'e> {
         let limits = self.effective_limits();
         let deadline = tokio::time::Instant::now() + limits.timeout;
-        let seen_denials = self
-            .grants
-            .as_ref()
-            .map(|g| g.grants().denials().len())
-            .unwrap_or(0);
+        if let Some(g) = &self.grants {
+            em.watch_denials(g.grants());
+        }
         let fresh = history.is_empty();
         let mut messages = history;
         messages.push(Message::user(prompt));
@@ -201,7 +197,6 @@ impl Agent<'_> {
             options,
             max_turns: limits.max_turns,
             invalid_in_a_row: 0,
-            seen_denials,
         }
     }
 
@@ -369,6 +364,7 @@ impl Agent<'_> {
         };
         em.flush();
         finish_session(session, &out, status, &mut em);
+        out.denials = em.denied;
         out.warnings = em.warnings;
         Ok(out)
     }

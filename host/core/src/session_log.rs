@@ -3,10 +3,12 @@
 
 use std::sync::Arc;
 
+use agent_policy::{Denial, Grants};
 use agent_store::{SessionStatus, Store};
 use serde_json::Value;
+use tokio::sync::mpsc::UnboundedReceiver;
 
-use crate::{AgentEvent, RunOutcome};
+use crate::{AgentEvent, DenialRecord, RunOutcome};
 
 /// Where events are persisted: a session of the store.
 #[derive(Clone)]
@@ -92,6 +94,10 @@ pub(crate) struct Emitter<'s> {
     writer: Option<SessionWriter>,
     sink: &'s mut (dyn FnMut(&AgentEvent) + Send),
     pub(crate) warnings: Vec<String>,
+    /// The grants' refusals as they happen (see [`Emitter::watch_denials`]).
+    denials: Option<UnboundedReceiver<Denial>>,
+    /// The refusals reported so far.
+    pub(crate) denied: Vec<DenialRecord>,
 }
 
 impl<'s> Emitter<'s> {
@@ -104,11 +110,53 @@ impl<'s> Emitter<'s> {
             writer: session.map(SessionWriter::start),
             sink,
             warnings: Vec::new(),
+            denials: None,
+            denied: Vec::new(),
         }
     }
 
-    /// Reports `event`.
+    /// Reports the refusals of `grants` from now on, each as an
+    /// [`AgentEvent::Denial`]: at once while a tool call is waited for
+    /// ([`Emitter::next_denial`]), else before the next event.
+    pub(crate) fn watch_denials(&mut self, grants: &Grants) {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        // Once this emitter is gone, the next refusal ends the listening.
+        grants.on_denial(move |d| tx.send(d.clone()).is_ok());
+        self.denials = Some(rx);
+    }
+
+    /// The next refusal, when it happens (never, unless watched).
+    pub(crate) async fn next_denial(&mut self) -> Option<Denial> {
+        match &mut self.denials {
+            Some(rx) => rx.recv().await,
+            None => std::future::pending().await,
+        }
+    }
+
+    /// Reports refusal `d` and records it for the run's outcome.
+    pub(crate) fn denial(&mut self, d: Denial) {
+        let rec = DenialRecord {
+            skill: d.skill,
+            permission: d.permission.to_string(),
+            reason: d.reason,
+        };
+        self.send(AgentEvent::Denial {
+            skill: rec.skill.clone(),
+            permission: rec.permission.clone(),
+            reason: rec.reason.clone(),
+        });
+        self.denied.push(rec);
+    }
+
+    /// Reports `event`, after any refusal that happened before it.
     pub(crate) fn emit(&mut self, event: AgentEvent) {
+        while let Some(d) = self.denials.as_mut().and_then(|rx| rx.try_recv().ok()) {
+            self.denial(d);
+        }
+        self.send(event);
+    }
+
+    fn send(&mut self, event: AgentEvent) {
         if let Some(w) = &self.writer
             && let Err(e) = w.send(&event)
             && self.warnings.len() < 5
