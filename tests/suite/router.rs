@@ -1,9 +1,14 @@
-//! Denials are events when they happen: the agent loop over the real
-//! runtime and the real grants, with a hostile skill that is refused a
-//! program and then keeps going (a granted `sleep 2`). The refusal reaches
-//! the run's events while the tool call is still running — not after it
-//! ended, as it did when denials were polled from the grants' list after
-//! each call.
+//! The one tool router, seen from the agent loop over the real runtime and
+//! the real grants, with the hostile skill:
+//!
+//! - denials are events when they happen: a skill refused a program keeps
+//!   going (a granted `sleep 2`), and the refusal reaches the run's events
+//!   while the call is still running — not after it ended, as it did when
+//!   denials were polled from the grants' list after each call;
+//! - whether a tool asks first is decided in one place: a tool whose signed
+//!   manifest says `requires_approval: true` asks the gate even when the
+//!   component's own spec says it need not (the model's calls used to read
+//!   the component's spec only, `skills.invoke` both).
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -20,6 +25,7 @@ use crate::common::Harness;
 
 /// Asks for one tool call, then ends its turn.
 struct OneCall {
+    tool: &'static str,
     input: serde_json::Value,
     answered: Mutex<u32>,
 }
@@ -43,7 +49,7 @@ impl Provider for OneCall {
                     role: Role::Assistant,
                     content: vec![ContentBlock::ToolUse {
                         id: "call_1".into(),
-                        name: "exec_each".into(),
+                        name: self.tool.into(),
                         input: self.input.clone(),
                     }],
                 }
@@ -60,14 +66,22 @@ impl Provider for OneCall {
     }
 }
 
-struct NoApproval;
+/// Refuses every tool, remembering what it was asked.
+#[derive(Default)]
+struct NoApproval {
+    asked: Mutex<Vec<(String, String)>>,
+}
 
 impl ApprovalGate for NoApproval {
-    fn approve_tool(&self, _: &str, _: &str, _: &str) -> bool {
+    fn approve_tool(&self, skill: &str, tool: &str, _: &str) -> bool {
+        self.asked
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((skill.to_string(), tool.to_string()));
         false
     }
     fn refusal(&self) -> String {
-        "no tool here needs approval".into()
+        "the test approves nothing".into()
     }
 }
 
@@ -84,13 +98,15 @@ async fn a_denial_is_reported_when_it_happens_not_when_the_call_ends() {
         .await
         .expect("tools");
     let provider = Arc::new(OneCall {
+        tool: "exec_each",
         input: json!({"runs": [
             {"program": "echo", "args": ["hi"]},
             {"program": "sleep", "args": ["2"]},
         ]}),
         answered: Mutex::new(0),
     });
-    let agent = Agent::builder(provider, &h.runtime, h.ctx.clone(), &skills, &NoApproval)
+    let gate = NoApproval::default();
+    let agent = Agent::builder(provider, &h.runtime, h.ctx.clone(), &skills, &gate)
         .limits(RunLimits {
             max_turns: 3,
             timeout: Duration::from_secs(60),
@@ -161,5 +177,65 @@ async fn a_denial_is_reported_when_it_happens_not_when_the_call_ends() {
             .any(|(cap, _, decision)| cap == "shell:exec" && decision.starts_with("denied")),
         "{:?}",
         h.audit_of("prober")
+    );
+}
+
+#[tokio::test]
+async fn a_tool_the_manifest_says_requires_approval_asks_even_if_the_component_does_not() {
+    // The hostile component's `echo` spec says `requires_approval: false`;
+    // the signed manifest says true.
+    let h = Harness::new(&[]);
+    let skill = h
+        .load_hostile(
+            "asker",
+            "permissions: [shell:exec]\ntools:\n  - name: echo\n    description: says it again\n    requires_approval: true\n    files: none\n",
+        )
+        .expect("load");
+    let skills = vec![skill];
+    let tools = collect_tools(&h.runtime, &h.ctx, &skills, &[0])
+        .await
+        .expect("tools");
+    let provider = Arc::new(OneCall {
+        tool: "echo",
+        input: json!({"text": "unapproved"}),
+        answered: Mutex::new(0),
+    });
+    let gate = NoApproval::default();
+    let agent = Agent::builder(provider, &h.runtime, h.ctx.clone(), &skills, &gate)
+        .limits(RunLimits {
+            max_turns: 3,
+            timeout: Duration::from_secs(60),
+        })
+        .tools(tools)
+        .build();
+    let mut seen: Vec<AgentEvent> = Vec::new();
+    let mut sink = |e: &AgentEvent| seen.push(e.clone());
+    let out = agent
+        .run(Vec::new(), "say it", None, &mut sink)
+        .await
+        .expect("run");
+    for e in &seen {
+        println!("{}", serde_json::to_string(e).unwrap());
+    }
+
+    // The gate was asked, once, about asker's echo, and said no.
+    assert_eq!(
+        *gate.asked.lock().unwrap(),
+        vec![("asker".to_string(), "echo".to_string())]
+    );
+    assert!(
+        seen.iter().any(|e| matches!(
+            e,
+            AgentEvent::Approval { tool, approved: false, reason }
+                if tool == "echo" && reason == "the test approves nothing"
+        )),
+        "{seen:?}"
+    );
+    // The tool did not run: the model was told why, not "unapproved".
+    let call = &out.tool_calls[0];
+    assert!(call.is_error, "{call:?}");
+    assert_eq!(
+        call.output,
+        "tool `echo` was not run: not approved: the test approves nothing"
     );
 }
