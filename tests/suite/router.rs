@@ -123,7 +123,11 @@ async fn a_denial_is_reported_when_it_happens_not_when_the_call_ends() {
         .await
         .expect("run");
     for (at, e) in &seen {
-        println!("{:>6} ms  {}", at.as_millis(), serde_json::to_string(e).unwrap());
+        println!(
+            "{:>6} ms  {}",
+            at.as_millis(),
+            serde_json::to_string(e).unwrap()
+        );
     }
 
     // The call ran to its end: echo refused, sleep ran.
@@ -134,7 +138,10 @@ async fn a_denial_is_reported_when_it_happens_not_when_the_call_ends() {
     let AgentEvent::ToolResult { output, .. } = &seen[result].1 else {
         unreachable!()
     };
-    assert!(output.contains("echo: CapabilityError::Denied("), "{output}");
+    assert!(
+        output.contains("echo: CapabilityError::Denied("),
+        "{output}"
+    );
     assert!(output.contains("sleep: exit=Some(0)"), "{output}");
 
     // The refusal is an event of its own, before the call's result...

@@ -18,7 +18,6 @@ pub struct RunLimits {
     pub timeout: Duration,
 }
 
-
 impl Default for RunLimits {
     /// The configuration's defaults: 50 turns, 10 minutes.
     fn default() -> Self {

@@ -33,8 +33,8 @@ use std::sync::{Arc, Mutex};
 use agent_policy::Merged;
 use agent_providers::Message;
 use agent_runtime::{
-    CallContext, CallError, ExportKind, HookPhase, Runtime, Skill, SkillError, ToolOutput, ToolSpec,
-    WitToolCall, WitToolResult,
+    CallContext, CallError, ExportKind, HookPhase, Runtime, Skill, SkillError, ToolOutput,
+    ToolSpec, WitToolCall, WitToolResult,
 };
 
 use crate::hook_calls::{dispatch, hook_event};
@@ -196,7 +196,9 @@ impl ToolRouter<'_> {
         if let Err(problem) = agent_runtime::schema::check_input(&function.schema, &input) {
             let what = match &caller {
                 Caller::Model { name, .. } => format!("`{name}`"),
-                Caller::Skill { skill, function, .. } => format!("`{skill}`/`{function}`"),
+                Caller::Skill {
+                    skill, function, ..
+                } => format!("`{skill}`/`{function}`"),
             };
             let problem = format!("invalid input for {what}: {problem}");
             return (skill_name, Routed::Invalid(problem));
@@ -211,7 +213,10 @@ impl ToolRouter<'_> {
                 Caller::Model { name, .. } => name,
                 Caller::Skill { function, .. } => function,
             };
-            return (skill_name, Routed::NotFound(format!("unknown tool `{name}`")));
+            return (
+                skill_name,
+                Routed::NotFound(format!("unknown tool `{name}`")),
+            );
         };
         let ran = match &mut caller {
             Caller::Model { ctx, em, .. } => {
@@ -507,7 +512,13 @@ pub(crate) fn constraint_refusal(
 ) -> Option<String> {
     let c = constraints?;
     c.check_tool(own)
-        .and_then(|()| if name == own { Ok(()) } else { c.check_tool(name) })
+        .and_then(|()| {
+            if name == own {
+                Ok(())
+            } else {
+                c.check_tool(name)
+            }
+        })
         .err()
 }
 

@@ -16,8 +16,7 @@ use crate::router::skill_error_text;
 use crate::session_log::{Emitter, finish_session};
 use crate::turn::Streamed;
 use crate::{
-    Agent, AgentError, AgentEvent, AgentTool, RunOptions, RunOutcome, SessionLog, StopKind,
-    context,
+    Agent, AgentError, AgentEvent, AgentTool, RunOptions, RunOutcome, SessionLog, StopKind, context,
 };
 
 /// The run's deadline passed while summarising the conversation.

@@ -3,7 +3,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_providers::{CancellationToken, ContentBlock, Message, Provider, ProviderError, Request, Role};
+use agent_providers::{
+    CancellationToken, ContentBlock, Message, Provider, ProviderError, Request, Role,
+};
 use agent_runtime::{CallContext, Runtime};
 
 use crate::*;

@@ -102,7 +102,12 @@ impl Guest for Hostile {
             // after a refusal, as a skill probing what it may do would.
             "exec_each" => {
                 let mut report = Vec::new();
-                for r in input.get("runs").and_then(|a| a.as_array()).into_iter().flatten() {
+                for r in input
+                    .get("runs")
+                    .and_then(|a| a.as_array())
+                    .into_iter()
+                    .flatten()
+                {
                     let args = r
                         .get("args")
                         .and_then(|a| a.as_array())
