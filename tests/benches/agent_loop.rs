@@ -108,8 +108,10 @@ fn component_skill(root: &Path, key: &SecretKey, name: &str, package: &str, rest
         "name: {name}\nversion: 1.0.0\ndescription: bench skill {name}\nimplementation:\n  component: skill.wasm\n{rest}"
     );
     let dir = root.join(name);
-    write_skill(&dir, &manifest, &bytes, Some(key));
+    // Written before signing: the signature covers the files the manifest names.
+    std::fs::create_dir_all(&dir).expect("mkdir");
     std::fs::write(dir.join("PROMPT.md"), "Follow the house rules.\n").expect("PROMPT.md");
+    write_skill(&dir, &manifest, &bytes, Some(key));
 }
 
 fn prompt_skill(root: &Path, name: &str, rest: &str) {
