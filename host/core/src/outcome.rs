@@ -32,7 +32,7 @@ impl Default for RunLimits {
 #[derive(Debug, Clone, Copy)]
 pub struct RunOptions {
     /// The token budget of the conversation sent to the model, as estimated
-    /// by [`context::estimate_tokens`]; larger conversations are trimmed and
+    /// by [`crate::context::estimate_tokens`]; larger conversations are trimmed and
     /// summarised before the request.
     pub context_budget: usize,
     /// The most tool calls run for one answer; the rest are answered "not

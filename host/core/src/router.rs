@@ -1,6 +1,6 @@
 //! The one tool router: every tool or workflow call, whether the model asked
 //! for it or a skill did through `skills.invoke`, goes through
-//! [`ToolRouter::route`], in this order:
+//! `ToolRouter::route`, in this order:
 //!
 //! 1. **lookup** — the model's name among the run's tools, or the skill and
 //!    function among the loaded skills;
@@ -20,7 +20,7 @@
 //! Events report each step of the model's calls ([`AgentEvent::ToolCall`],
 //! [`AgentEvent::Refused`], [`AgentEvent::Approval`], hook changes).
 //!
-//! The two callers differ in four named ways, given by [`Caller`]: a skill's
+//! The two callers differ in four named ways, given by `Caller`: a skill's
 //! call skips steps 3, 4 and 8 (`--tools` names the model's tools, and hooks
 //! watch the conversation, which a skill's inner call is not part of),
 //! reports no events of its own (it runs inside a model's tool call, whose

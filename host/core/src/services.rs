@@ -146,7 +146,7 @@ impl LlmBackend for ProviderLlm {
 }
 
 /// Serves `skills.invoke`: routes the call through the one
-/// [`crate::router`] (as [`Caller::Skill`]): the callee among the loaded
+/// [`crate::router`] (as `Caller::Skill`): the callee among the loaded
 /// skills runs its tool or workflow with its own grants, through the same
 /// constraints, schema check and approval gate as the model's calls.
 pub struct Invoker {
