@@ -108,8 +108,10 @@ fn component_skill(root: &Path, key: &SecretKey, name: &str, package: &str, rest
         "name: {name}\nversion: 1.0.0\ndescription: bench skill {name}\nimplementation:\n  component: skill.wasm\n{rest}"
     );
     let dir = root.join(name);
-    write_skill(&dir, &manifest, &bytes, Some(key));
+    // Written before signing: the signature covers the files the manifest names.
+    std::fs::create_dir_all(&dir).expect("mkdir");
     std::fs::write(dir.join("PROMPT.md"), "Follow the house rules.\n").expect("PROMPT.md");
+    write_skill(&dir, &manifest, &bytes, Some(key));
 }
 
 fn prompt_skill(root: &Path, name: &str, rest: &str) {
@@ -273,20 +275,20 @@ impl World {
     /// One run of `TURNS` turns; returns the number of refused calls.
     fn run(&self, setup: Setup, session: Option<SessionLog>) -> usize {
         let gate = No;
-        let agent = Agent::new(
+        let agent = Agent::builder(
             Arc::new(Instant),
-            "bench",
             &self.runtime,
             self.ctx.clone(),
             &self.skills,
             &gate,
-            String::new(),
-            RunLimits {
-                max_turns: TURNS,
-                timeout: Duration::from_secs(60),
-            },
         )
-        .with_setup(setup);
+        .model("bench")
+        .limits(RunLimits {
+            max_turns: TURNS,
+            timeout: Duration::from_secs(60),
+        })
+        .setup(setup)
+        .build();
         let mut refused = 0;
         let mut sink = |e: &AgentEvent| {
             if matches!(e, AgentEvent::Refused { .. }) {

@@ -22,6 +22,9 @@
 //!   names; stored grants are bound to the manifest; 0.1.0 signatures.
 //! - `contract`: the versioned `agent:skill` contract: a published 0.1.0
 //!   component next to a 0.2.0 hook-only one, `project.mount`, unknown versions.
+//! - `router`: the one tool router under the agent loop: a refusal is an
+//!   event when it happens, while the refused call goes on; whether a tool
+//!   asks first is decided in one place.
 //! - `cache`: an altered or foreign compiled artifact in the component cache
 //!   is rejected by its seal, recompiled and replaced, never run.
 
@@ -38,6 +41,7 @@ mod manifest_signing;
 mod prebuilt;
 mod prompts;
 mod providers;
+mod router;
 mod sandbox;
 mod signatures;
 mod syntax;

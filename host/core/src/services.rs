@@ -1,18 +1,18 @@
 //! What the agent lends to skills: the model (`llm` import) through
 //! [`ProviderLlm`], and other skills (`skills.invoke`) through [`Invoker`].
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use agent_policy::Merged;
 use agent_providers::{CancellationToken, Message, Provider, Request, Role};
 use agent_runtime::{
-    BoxFuture, CallContext, ExportKind, InvokeError, LlmBackend, LlmRequest, LlmRole, Runtime,
-    Skill, SkillError,
+    BoxFuture, CallContext, InvokeError, LlmBackend, LlmRequest, LlmRole, Runtime, Skill,
+    SkillError,
 };
 
 use crate::ApprovalGate;
+use crate::router::{Caller, Functions, Routed, ToolRouter};
 
 /// Token usage of skills' model requests, shared with the loop so that they
 /// count against the run.
@@ -145,24 +145,16 @@ impl LlmBackend for ProviderLlm {
     }
 }
 
-/// What a skill offers to `skills.invoke`.
-#[derive(Debug, Clone)]
-struct Function {
-    name: String,
-    workflow: bool,
-    schema: String,
-    requires_approval: bool,
-}
-
-/// Serves `skills.invoke`: finds the callee among the loaded skills and runs
-/// its tool or workflow with the callee's own grants, through the same
-/// approval gate and skill constraints as the model's calls.
+/// Serves `skills.invoke`: routes the call through the one
+/// [`crate::router`] (as `Caller::Skill`): the callee among the loaded
+/// skills runs its tool or workflow with its own grants, through the same
+/// constraints, schema check and approval gate as the model's calls.
 pub struct Invoker {
     runtime: Arc<Runtime>,
     skills: Arc<Vec<Skill>>,
     gate: Arc<dyn ApprovalGate>,
     constraints: OnceLock<Arc<Merged>>,
-    functions: Mutex<HashMap<String, Arc<Vec<Function>>>>,
+    functions: Functions,
 }
 
 impl Invoker {
@@ -177,7 +169,7 @@ impl Invoker {
             skills,
             gate,
             constraints: OnceLock::new(),
-            functions: Mutex::new(HashMap::new()),
+            functions: Functions::default(),
         }
     }
 
@@ -185,59 +177,6 @@ impl Invoker {
     /// (once; later calls are ignored).
     pub fn set_constraints(&self, constraints: Arc<Merged>) {
         let _ = self.constraints.set(constraints);
-    }
-
-    async fn functions(
-        &self,
-        ctx: &Arc<CallContext>,
-        skill: &Skill,
-    ) -> Result<Arc<Vec<Function>>, InvokeError> {
-        if let Some(f) = self
-            .functions
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(skill.name())
-        {
-            return Ok(f.clone());
-        }
-        let mut out = Vec::new();
-        let failed = |e: agent_runtime::CallError| InvokeError::Failed(e.to_string());
-        if skill.exports(ExportKind::Tool) {
-            for t in self.runtime.list_tools(skill, ctx).await.map_err(failed)? {
-                let requires_approval = t.requires_approval
-                    || skill
-                        .manifest
-                        .tool(&t.name)
-                        .is_some_and(|d| d.requires_approval);
-                out.push(Function {
-                    name: t.name,
-                    workflow: false,
-                    schema: t.input_schema,
-                    requires_approval,
-                });
-            }
-        }
-        if skill.exports(ExportKind::Workflow) {
-            for w in self
-                .runtime
-                .list_workflows(skill, ctx)
-                .await
-                .map_err(failed)?
-            {
-                out.push(Function {
-                    name: w.name,
-                    workflow: true,
-                    schema: w.input_schema,
-                    requires_approval: false,
-                });
-            }
-        }
-        let out = Arc::new(out);
-        self.functions
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(skill.name().to_string(), out.clone());
-        Ok(out)
     }
 }
 
@@ -260,56 +199,34 @@ impl agent_runtime::SkillInvoker for Invoker {
         input: &'a str,
     ) -> BoxFuture<'a, Result<String, InvokeError>> {
         Box::pin(async move {
-            let Some(callee) = self.skills.iter().find(|s| s.name() == skill) else {
-                let names: Vec<&str> = self.skills.iter().map(Skill::name).collect();
-                return Err(InvokeError::NotFound(format!(
-                    "no skill named `{skill}` is loaded (loaded: {}; see `agent skill list`)",
-                    if names.is_empty() {
-                        "none".to_string()
+            let router = ToolRouter {
+                runtime: &self.runtime,
+                skills: &self.skills,
+                gate: self.gate.as_ref(),
+                constraints: self.constraints.get().map(|c| c.as_ref()),
+            };
+            let call = Caller::Skill {
+                caller,
+                skill,
+                function,
+                functions: &self.functions,
+                ctx,
+            };
+            match router.route(call, input.to_string()).await.1 {
+                Routed::NotFound(m) => Err(InvokeError::NotFound(m)),
+                Routed::Refused(m) => Err(InvokeError::Denied(m)),
+                Routed::Invalid(m) => Err(InvokeError::Invalid(m)),
+                Routed::Ran(Ok(out)) => Ok(out.text),
+                Routed::Ran(Err(e)) => Err(skill_error(e)),
+                Routed::Failed(e) => Err(InvokeError::Failed(e.to_string())),
+                // Hooks do not watch a skill's calls; kept total all the same.
+                Routed::Rewritten { output, is_error } => {
+                    if is_error {
+                        Err(InvokeError::Failed(output))
                     } else {
-                        names.join(", ")
+                        Ok(output)
                     }
-                )));
-            };
-            let functions = self.functions(ctx, callee).await?;
-            let Some(f) = functions.iter().find(|f| f.name == function) else {
-                let names: Vec<&str> = functions.iter().map(|f| f.name.as_str()).collect();
-                return Err(InvokeError::NotFound(format!(
-                    "skill `{skill}` has no tool or workflow `{function}` (it has: {})",
-                    if names.is_empty() {
-                        "none".to_string()
-                    } else {
-                        names.join(", ")
-                    }
-                )));
-            };
-            if let Some(c) = self.constraints.get()
-                && let Err(why) = c.check_tool(function)
-            {
-                return Err(InvokeError::Denied(why));
-            }
-            agent_runtime::schema::check_input(&f.schema, input).map_err(|p| {
-                InvokeError::Invalid(format!("invalid input for `{skill}`/`{function}`: {p}"))
-            })?;
-            if f.requires_approval && !self.gate.approve_tool(skill, function, input) {
-                return Err(InvokeError::Denied(format!(
-                    "`{skill}`/`{function}` (called by `{caller}`) needs approval, and this run did not approve it"
-                )));
-            }
-            let nested = Arc::new(ctx.nested());
-            let result = if f.workflow {
-                self.runtime
-                    .run_workflow(callee, &nested, function, input)
-                    .await
-            } else {
-                self.runtime
-                    .call_tool(callee, &nested, function, input)
-                    .await
-            };
-            match result {
-                Ok((Ok(out), _logs)) => Ok(out.text),
-                Ok((Err(e), _logs)) => Err(skill_error(e)),
-                Err(e) => Err(InvokeError::Failed(e.to_string())),
+                }
             }
         })
     }

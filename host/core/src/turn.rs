@@ -9,7 +9,8 @@ use agent_providers::{
 };
 use serde_json::Value;
 
-use crate::{Agent, AgentEvent, Emitter, RunOutcome};
+use crate::session_log::Emitter;
+use crate::{Agent, AgentEvent, RunOutcome};
 
 /// How one model request ended.
 pub(crate) enum Streamed {

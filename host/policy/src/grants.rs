@@ -162,7 +162,12 @@ pub struct Grants {
     /// waiting on the same question sees the first answer.
     asking: Mutex<()>,
     versions: Mutex<HashMap<String, String>>,
+    /// Told of each new refusal as it is recorded (see [`Grants::on_denial`]).
+    listeners: Mutex<Vec<DenialListener>>,
 }
+
+/// Told of a refusal as it happens; answers whether it still listens.
+type DenialListener = Box<dyn Fn(&Denial) -> bool + Send + Sync>;
 
 impl fmt::Debug for Grants {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -251,6 +256,7 @@ impl Grants {
             session: Mutex::new(Session::default()),
             asking: Mutex::new(()),
             versions: Mutex::new(HashMap::new()),
+            listeners: Mutex::new(Vec::new()),
         }
     }
 
@@ -614,10 +620,24 @@ impl Grants {
     }
 
     fn remember_denial(&self, denial: Denial) {
-        let mut session = lock(&self.session);
-        if session.seen_denials.insert(denial.clone()) {
-            session.denials.push(denial);
+        let new = {
+            let mut session = lock(&self.session);
+            let new = session.seen_denials.insert(denial.clone());
+            if new {
+                session.denials.push(denial.clone());
+            }
+            new
+        };
+        if new {
+            lock(&self.listeners).retain(|listener| listener(&denial));
         }
+    }
+
+    /// Calls `listener` with each refusal that [`Grants::denials`] gains, at the moment it is
+    /// recorded (on the thread that was refused), until `listener` answers `false`. The agent
+    /// loop reports denials as events this way instead of reading the list after each call.
+    pub fn on_denial(&self, listener: impl Fn(&Denial) -> bool + Send + Sync + 'static) {
+        lock(&self.listeners).push(Box::new(listener));
     }
 
     /// Every refusal of this process, without repeats, in the order they happened.

@@ -353,22 +353,16 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
         None => None,
     };
     let limits = RunLimits { max_turns, timeout };
-    let mut agent = Agent::new(
-        provider,
-        &model,
-        &runtime,
-        ctx,
-        &skills,
-        gate.as_ref(),
-        String::new(),
-        limits,
-    )
-    .with_setup(setup);
-    agent.allowlist = tools;
-    agent.grants = Some(grants);
-    agent.max_tokens = MAX_TOKENS;
-    agent.skill_usage = services.skill_usage;
-    agent.format = output_format(args.output).to_string();
+    let agent = Agent::builder(provider, &runtime, ctx, &skills, gate.as_ref())
+        .model(&model)
+        .limits(limits)
+        .setup(setup)
+        .allowlist(tools)
+        .grants(grants)
+        .max_tokens(MAX_TOKENS)
+        .skill_usage(services.skill_usage)
+        .format(output_format(args.output))
+        .build();
     // The skills' constraints may lower both limits; messages name the
     // effective ones.
     let RunLimits {

@@ -156,23 +156,17 @@ impl agent_tui::Backend for AgentBackend {
                     let _ = tx.send(UiMsg::Notice(NoticeKind::Warning, w.clone()));
                 }
                 invoker.set_constraints(setup.constraints.clone());
-                let mut agent = Agent::new(
-                    provider,
-                    &model,
-                    &runtime,
-                    ctx.clone(),
-                    &skills,
-                    gate.as_ref(),
-                    String::new(),
-                    limits,
-                )
-                .with_setup(setup);
-                agent.grants = Some(grants);
-                agent.max_tokens = MAX_TOKENS;
-                agent.skill_usage = Some(skill_usage);
-                agent.mode = "interactive".into();
-                agent.format = "markdown".into();
-                agent.cancel = Some(cancel);
+                let agent = Agent::builder(provider, &runtime, ctx.clone(), &skills, gate.as_ref())
+                    .model(&model)
+                    .limits(limits)
+                    .setup(setup)
+                    .grants(grants)
+                    .max_tokens(MAX_TOKENS)
+                    .skill_usage(Some(skill_usage))
+                    .mode("interactive")
+                    .format("markdown")
+                    .cancel(cancel)
+                    .build();
                 let log = SessionLog {
                     store,
                     id: session_id,

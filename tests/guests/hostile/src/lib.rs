@@ -25,8 +25,19 @@ fn number(input: &serde_json::Value, key: &str) -> u64 {
     input.get(key).and_then(|v| v.as_u64()).unwrap_or(0)
 }
 
-const TOOLS: [&str; 12] = [
-    "read", "write", "env", "exec", "spin", "alloc", "huge", "panic", "echo", "list", "print",
+const TOOLS: [&str; 13] = [
+    "read",
+    "write",
+    "env",
+    "exec",
+    "exec_each",
+    "spin",
+    "alloc",
+    "huge",
+    "panic",
+    "echo",
+    "list",
+    "print",
     "mount",
 ];
 
@@ -86,6 +97,41 @@ impl Guest for Hostile {
                 })
                 .map_err(|e| SkillError::Denied(format!("{e:?}")))?;
                 Ok(format!("exit={:?} stdout={}", out.exit_code, out.stdout))
+            }
+            // Run each of `runs` (`{program, args}`) in turn, carrying on
+            // after a refusal, as a skill probing what it may do would.
+            "exec_each" => {
+                let mut report = Vec::new();
+                for r in input
+                    .get("runs")
+                    .and_then(|a| a.as_array())
+                    .into_iter()
+                    .flatten()
+                {
+                    let args = r
+                        .get("args")
+                        .and_then(|a| a.as_array())
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(|v| v.as_str().map(String::from))
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    let program = arg(r, "program");
+                    let out = run(&ExecRequest {
+                        program: program.clone(),
+                        args,
+                        cwd: None,
+                        env: Vec::new(),
+                        stdin: None,
+                        timeout_ms: None,
+                    });
+                    report.push(match out {
+                        Ok(o) => format!("{program}: exit={:?}", o.exit_code),
+                        Err(e) => format!("{program}: {e:?}"),
+                    });
+                }
+                Ok(report.join("\n"))
             }
             // Never return.
             "spin" => {
