@@ -16,8 +16,10 @@ pub mod activation;
 pub mod context;
 mod events;
 pub mod hooks;
+pub mod preview;
 pub mod prompt;
 mod services;
+pub mod session;
 pub mod setup;
 mod turn;
 
@@ -43,6 +45,7 @@ pub use events::{AgentEvent, StopKind, history_from_events};
 pub use hooks::HookSet;
 pub use prompt::{BASE_INSTRUCTIONS, system_prompt};
 pub use services::{Invoker, ProviderLlm, SkillUsage};
+pub use session::{Session, SessionOptions, SessionParts};
 pub use setup::{Setup, SetupInput, setup};
 
 /// Decides whether a tool whose spec has `requires_approval` may run.
