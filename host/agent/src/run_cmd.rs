@@ -6,20 +6,21 @@ use std::time::Duration;
 use agent_config::{Config, ProviderKind};
 use std::sync::Arc;
 
-use agent_core::{
-    Agent, AgentEvent, ApprovalGate, RunLimits, RunOutcome, SessionLog, Setup, SetupInput,
-    StopKind, history_from_events,
-};
+use agent_core::{AgentEvent, ApprovalGate, Session};
 use agent_manifest::{Mode, Permission};
 use agent_policy::AllowList;
+use agent_protocol::{
+    ApprovalAnswer, Attachment, Client, Event, NoticeKind, Op, SkillUseRow, StopKind,
+    TurnComplete, TurnFailure, TurnSummary,
+};
 use agent_providers::{
     AnthropicProvider, OllamaProvider, OpenAiProvider, Provider, ProviderConfig,
 };
 use agent_runtime::Skill;
-use agent_store::NewSession;
 use anyhow::{Context, Result};
 
-use crate::app::{App, MAX_TOKENS};
+use crate::app::App;
+use crate::assembly::{Approval, Frontend, assemble};
 use crate::approval_mode::ModeGate;
 use crate::cli::{ProviderArgs, ProviderName, RunArgs, RunOutput, UsageError, exit};
 use crate::stdin_doc::{self, STDIN_CAP};
@@ -143,11 +144,11 @@ fn parse_duration(s: &str) -> Option<Duration> {
     (!d.is_zero()).then_some(d)
 }
 
-/// The task as given (for the session listing) and the message sent: with
-/// `--prompt` or `--file`, piped standard input is attached to it as a
-/// document named `stdin` (at most [`STDIN_CAP`] bytes, said so when cut); a
+/// The task as given (the session's title) and what is attached to it: with
+/// `--prompt` or `--file`, piped standard input is attached as a document
+/// named `stdin` (at most [`STDIN_CAP`] bytes, said so when cut); a
 /// terminal is never read.
-fn read_prompt(args: &RunArgs) -> Result<(String, String)> {
+fn read_prompt(args: &RunArgs) -> Result<(String, Vec<Attachment>)> {
     let given = if let Some(p) = &args.prompt {
         Some(p.clone())
     } else if let Some(f) = &args.file {
@@ -159,7 +160,7 @@ fn read_prompt(args: &RunArgs) -> Result<(String, String)> {
         None
     };
     let piped = !std::io::stdin().is_terminal();
-    let (task, message) = match given {
+    let (task, attachments) = match given {
         Some(task) => {
             let doc = if piped {
                 stdin_doc::read(std::io::stdin().lock(), STDIN_CAP)
@@ -172,10 +173,9 @@ fn read_prompt(args: &RunArgs) -> Result<(String, String)> {
                     if let Some(w) = doc.warning() {
                         eprintln!("{w}");
                     }
-                    let message = doc.attach_to(&task);
-                    (task, message)
+                    (task, vec![doc.attachment()])
                 }
-                None => (task.clone(), task),
+                None => (task, Vec::new()),
             }
         }
         None if piped => {
@@ -183,7 +183,7 @@ fn read_prompt(args: &RunArgs) -> Result<(String, String)> {
             std::io::stdin()
                 .read_to_string(&mut s)
                 .context("reading the task from standard input")?;
-            (s.clone(), s)
+            (s, Vec::new())
         }
         None => {
             return Err(UsageError(
@@ -195,7 +195,7 @@ fn read_prompt(args: &RunArgs) -> Result<(String, String)> {
     if task.trim().is_empty() {
         return Err(UsageError("the task is empty".into()).into());
     }
-    Ok((task, message))
+    Ok((task, attachments))
 }
 
 pub(crate) fn provider_for(
@@ -279,7 +279,7 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
     // ever waits for an answer on the terminal (the TUI is the interactive
     // mode).
     app.interactive = false;
-    let (task, prompt) = read_prompt(&args)?;
+    let (task, attachments) = read_prompt(&args)?;
     let config = app.config()?;
     let max_turns = args.max_turns.unwrap_or(config.agent.max_turns);
     if max_turns == 0 {
@@ -294,118 +294,70 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
         None => config.agent.timeout,
     };
     // Flags are checked before anything is set up or stored.
-    let allow = app.allowlist()?;
+    app.allowlist()?;
     app.approved_skills = approved_skills(app, &args.approve_skills)?;
-    let (provider, provider_name, model) = match provider_for(&args.provider_args, &config) {
+    let provider = match provider_for(&args.provider_args, &config) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("error: provider: {e}");
             return Ok(exit::PROVIDER);
         }
     };
-
     let store = app.store()?;
-    let project_root = app.project_root.clone();
-    let (session_id, history) = if args.resume.is_some() || args.last {
-        let meta = match &args.resume {
-            Some(id) => store.find_session(id)?,
-            None => store
-                .last_session(Some(&project_root))?
-                .ok_or_else(|| UsageError("--last: no session in this project yet".into()))?,
-        };
-        let events: Vec<serde_json::Value> = store
-            .events(&meta.id)?
-            .into_iter()
-            .map(|(_, v)| v)
-            .collect();
-        store.update_session(&meta.id, |m| {
-            m.status = agent_store::SessionStatus::Active;
-        })?;
-        (meta.id, history_from_events(&events))
+    let resume = if args.resume.is_some() || args.last {
+        Some(match &args.resume {
+            Some(id) => store.find_session(id)?.id,
+            None => {
+                store
+                    .last_session(Some(&app.project_root))?
+                    .ok_or_else(|| UsageError("--last: no session in this project yet".into()))?
+                    .id
+            }
+        })
     } else {
-        let meta = store.create_session(NewSession {
-            project_root: project_root.clone(),
-            model: model.clone(),
-            provider: provider_name.clone(),
-            first_message: Some(task),
-        })?;
-        (meta.id, Vec::new())
+        None
     };
-
-    let skills: Arc<Vec<Skill>> = Arc::new(app.load_all()?);
-    let explicit = app.explicit_skills(&skills);
-    let grants = app.grants()?;
-    let gate = headless_gate(&config, args.yes, allow, &skills, &app.approved_skills);
-    let runtime = app.runtime()?.clone();
-    let services = app.services(
-        "headless",
-        &skills,
-        gate.clone(),
-        Some((provider.clone(), &model)),
+    let parts = assemble(
+        app,
+        Frontend {
+            mode: Mode::Headless,
+            provider_args: args.provider_args.clone(),
+            provider,
+            approval: Approval::Headless {
+                yes: args.yes,
+                approved: app.approved_skills.clone(),
+            },
+            format: output_format(args.output).to_string(),
+            max_turns: Some(max_turns),
+            timeout: Some(timeout),
+            tools: args.tools.clone(),
+            report_setup: app.global.verbose,
+        },
     )?;
-    let (ctx, invoker) = (services.ctx, services.invoker);
-    let cwd = std::env::current_dir().unwrap_or_else(|_| project_root.clone());
-    let setup = block(agent_core::setup(&SetupInput {
-        runtime: &runtime,
-        ctx: &ctx,
-        skills: &skills,
-        project_root: &project_root,
-        cwd: &cwd,
-        user_message: &prompt,
-        mode: Mode::Headless,
-        explicit: &explicit,
-    }))?;
-    for w in &setup.warnings {
-        eprintln!("warning: {w}");
+    let client = Session::spawn(parts, tokio::runtime::Handle::current());
+    if let Some(id) = resume {
+        client.send(Op::Resume { id });
     }
-    if app.global.verbose {
-        print_setup(&setup, &skills);
-    }
-    invoker.set_constraints(setup.constraints.clone());
-    let tools = match &args.tools {
-        Some(wanted) => Some(crate::tool_names::resolve(wanted, &setup.tools)?),
-        None => None,
-    };
-    let limits = RunLimits { max_turns, timeout };
-    let mut agent = Agent::new(
-        provider,
-        &model,
-        &runtime,
-        ctx,
-        &skills,
-        gate.as_ref(),
-        String::new(),
-        limits,
-    )
-    .with_setup(setup);
-    agent.allowlist = tools;
-    agent.grants = Some(grants);
-    agent.max_tokens = MAX_TOKENS;
-    agent.skill_usage = services.skill_usage;
-    agent.format = output_format(args.output).to_string();
-    // The skills' constraints may lower both limits; messages name the
-    // effective ones.
-    let RunLimits {
-        max_turns: turn_limit,
-        timeout: time_limit,
-    } = agent.effective_limits();
-    let rewrites = agent.rewrites_output();
-    let session = SessionLog {
-        store: store.clone(),
-        id: session_id.clone(),
-    };
-    let output = args.output;
-    let mut mid_line = false;
-    let mut sink = move |e: &AgentEvent| print_event(output, e, rewrites, &mut mid_line);
-    let options = run_options(&config);
-    let result = block(agent.run_with(history, &prompt, Some(session), &mut sink, options));
-    let outcome = match result {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("error: {e}");
+    client.send(Op::UserTurn {
+        text: task,
+        attachments,
+    });
+    let done = render(&client, args.output);
+    client.send(Op::Shutdown);
+    while client.recv().is_some_and(|e| e != Event::ShutdownComplete) {}
+    let done = done?;
+    let session_id = done.session_id;
+    let (stop, outcome) = match (done.failure, done.summary, done.stop) {
+        (None, Some(summary), Some(stop)) => (stop, summary),
+        (Some(TurnFailure::ToolFilter), ..) => {
+            return Err(UsageError(done.error.unwrap_or_default()).into());
+        }
+        (Some(TurnFailure::Model), ..) => {
+            eprintln!("error: {}", done.error.unwrap_or_default());
             eprintln!("session: {session_id}");
             return Ok(exit::PROVIDER);
         }
+        _ => return Err(anyhow::Error::msg(done.error.unwrap_or_default())),
     };
     for w in &outcome.warnings {
         eprintln!("warning: {w}");
@@ -417,18 +369,19 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
     // use was refused.
     for u in &outcome.skill_uses {
         if app.global.verbose || u.refused > 0 {
-            eprintln!("skill uses: {}", u.summary());
+            eprintln!("skill uses: {}", u.summary);
         }
     }
-    finish_output(output, &outcome, &session_id)?;
+    finish_output(args.output, stop, &outcome, &session_id)?;
     app.report_denials();
-    Ok(match outcome.stop {
+    Ok(match stop {
         StopKind::EndTurn => exit::OK,
-        StopKind::MaxTurns | StopKind::Timeout | StopKind::Cancelled => {
-            let why = if outcome.stop == StopKind::MaxTurns {
-                format!("the turn limit ({turn_limit}) was reached")
+        // A newer stop reason is reported like a limit.
+        _ => {
+            let why = if stop == StopKind::MaxTurns {
+                format!("the turn limit ({}) was reached", outcome.max_turns)
             } else {
-                format!("the time limit ({time_limit:?}) was reached")
+                format!("the time limit ({:?}) was reached", outcome.timeout)
             };
             eprintln!("stopped: {why} (continue with `agent run --resume {session_id}`)");
             if outcome.denials.is_empty() {
@@ -440,10 +393,48 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
     })
 }
 
+/// Renders the session's events until the turn completes: the turn's
+/// events as they happen (see [`print_event`]), the setup's warnings and
+/// report on stderr.
+///
+/// # Errors
+/// The session could not resume the session asked for, or ended early.
+fn render(client: &Client, output: RunOutput) -> Result<TurnComplete> {
+    let mut rewrites = false;
+    let mut mid_line = false;
+    while let Some(event) = client.recv() {
+        match event {
+            Event::Agent(e) => print_event(output, &e, rewrites, &mut mid_line),
+            Event::TurnStarted(t) => rewrites = t.rewrites_output,
+            Event::Notice {
+                kind: NoticeKind::Warning,
+                text,
+            } => eprintln!("warning: {text}"),
+            Event::SetupReport { lines } => {
+                for line in lines {
+                    eprintln!("{line}");
+                }
+            }
+            // Headless approvals are decided inside the session; a question
+            // reaching this renderer is refused, never left waiting.
+            Event::ApprovalRequested(req) => {
+                client.send(Op::Approve {
+                    id: req.id,
+                    answer: ApprovalAnswer::Deny,
+                });
+            }
+            Event::Error { message, .. } => return Err(anyhow::Error::msg(message)),
+            Event::TurnComplete(done) => return Ok(done),
+            _ => {}
+        }
+    }
+    anyhow::bail!("the agent's session ended before the turn completed")
+}
+
 /// One line counting what the model got wrong in this run (tool calls
 /// whose arguments were not JSON, calls over the per-turn cap, answers that
 /// broke off), or `None` when it got nothing wrong.
-fn misbehaviour_summary(o: &RunOutcome) -> Option<String> {
+fn misbehaviour_summary(o: &TurnSummary) -> Option<String> {
     let mut parts = Vec::new();
     if o.invalid_tool_calls > 0 {
         parts.push(format!(
@@ -473,49 +464,6 @@ fn output_format(output: RunOutput) -> &'static str {
         RunOutput::Json => "json",
         RunOutput::Jsonl => "jsonl",
         RunOutput::Markdown => "markdown",
-    }
-}
-
-/// `--verbose`: which skills are active and why, prompt skills' budgets,
-/// hooks, transforms, and the constraint decisions with their reasons.
-fn print_setup(setup: &Setup, skills: &[Skill]) {
-    eprintln!("skills active in this run:");
-    for (skill, why) in &setup.activation.reasons {
-        eprintln!("  {skill}: {why}");
-    }
-    for (skill, why) in &setup.activation.problems {
-        eprintln!("  {skill}: NOT active: {why}");
-    }
-    for p in &setup.prompts {
-        eprintln!(
-            "prompt skill {}: {} of {} tokens ({} fragment(s){})",
-            p.skill,
-            p.tokens,
-            p.budget,
-            p.fragments.len(),
-            if p.dropped.is_empty() {
-                String::new()
-            } else {
-                format!("; trimmed: {}", p.dropped.join(", "))
-            }
-        );
-    }
-    for sub in setup.hooks.subscriptions() {
-        eprintln!(
-            "hook: {} on {} (priority {})",
-            sub.skill_name,
-            agent_core::hooks::phase_name(sub.phase),
-            sub.priority
-        );
-    }
-    for &i in &setup.transforms {
-        if let Some(s) = skills.get(i) {
-            eprintln!("transform: {}", s.name());
-        }
-    }
-    eprintln!("constraints:");
-    for line in setup.constraints.reasons() {
-        eprintln!("  {line}");
     }
 }
 
@@ -577,7 +525,12 @@ fn print_event(output: RunOutput, e: &AgentEvent, rewrites: bool, mid_line: &mut
     }
 }
 
-fn finish_output(output: RunOutput, o: &RunOutcome, session_id: &str) -> Result<()> {
+fn finish_output(
+    output: RunOutput,
+    stop: StopKind,
+    o: &TurnSummary,
+    session_id: &str,
+) -> Result<()> {
     match output {
         RunOutput::Text => println!(),
         RunOutput::Jsonl => {}
@@ -586,11 +539,11 @@ fn finish_output(output: RunOutput, o: &RunOutcome, session_id: &str) -> Result<
                 "session": session_id,
                 "text": o.text,
                 "turns": o.turns,
-                "stop": o.stop,
+                "stop": stop,
                 "usage": {"input_tokens": o.input_tokens, "output_tokens": o.output_tokens},
                 "tool_calls": o.tool_calls,
                 "denials": o.denials,
-                "skill_uses": o.skill_uses,
+                "skill_uses": skill_uses_json(&o.skill_uses),
                 "model_errors": {
                     "invalid_tool_calls": o.invalid_tool_calls,
                     "skipped_tool_calls": o.skipped_tool_calls,
@@ -624,7 +577,7 @@ fn finish_output(output: RunOutput, o: &RunOutcome, session_id: &str) -> Result<
             if !o.skill_uses.is_empty() {
                 println!("## Skill uses\n");
                 for u in &o.skill_uses {
-                    println!("- {}", u.summary());
+                    println!("- {}", u.summary);
                 }
                 println!();
             }
@@ -635,6 +588,21 @@ fn finish_output(output: RunOutput, o: &RunOutcome, session_id: &str) -> Result<
         }
     }
     Ok(())
+}
+
+/// The skills' uses as `--output json` has always given them.
+fn skill_uses_json(uses: &[SkillUseRow]) -> serde_json::Value {
+    uses.iter()
+        .map(|u| {
+            serde_json::json!({
+                "skill": u.skill,
+                "llm": u.llm,
+                "exec": u.exec,
+                "http": u.http,
+                "refused": u.refused,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
