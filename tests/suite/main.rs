@@ -22,6 +22,8 @@
 //!   names; stored grants are bound to the manifest; 0.1.0 signatures.
 //! - `contract`: the versioned `agent:skill` contract: a published 0.1.0
 //!   component next to a 0.2.0 hook-only one, `project.mount`, unknown versions.
+//! - `session`: a session driven over the protocol: turns, approvals as
+//!   events answered by operations, interrupt, lists, resume.
 //! - `cache`: an altered or foreign compiled artifact in the component cache
 //!   is rejected by its seal, recompiled and replaced, never run.
 
@@ -39,6 +41,7 @@ mod prebuilt;
 mod prompts;
 mod providers;
 mod sandbox;
+mod session;
 mod signatures;
 mod syntax;
 mod syntax_bounds;

@@ -88,7 +88,12 @@ pub(crate) fn assemble(app: &mut App, frontend: Frontend) -> Result<SessionParts
     let runtime = app.runtime()?.clone();
     let (provider, provider_name, model) = frontend.provider;
     let mode_name = frontend.mode.as_str();
-    let services = app.services(mode_name, &skills, gate.clone(), Some((provider.clone(), &model)))?;
+    let services = app.services(
+        mode_name,
+        &skills,
+        gate.clone(),
+        Some((provider.clone(), &model)),
+    )?;
     let interactive = app.interactive;
     let status_store = store.clone();
     let tool_filter = frontend.tools.map(|wanted| -> ToolFilter {

@@ -10,8 +10,8 @@ use agent_core::{AgentEvent, ApprovalGate, Session};
 use agent_manifest::{Mode, Permission};
 use agent_policy::AllowList;
 use agent_protocol::{
-    ApprovalAnswer, Attachment, Client, Event, NoticeKind, Op, SkillUseRow, StopKind,
-    TurnComplete, TurnFailure, TurnSummary,
+    ApprovalAnswer, Attachment, Client, Event, NoticeKind, Op, SkillUseRow, StopKind, TurnComplete,
+    TurnFailure, TurnSummary,
 };
 use agent_providers::{
     AnthropicProvider, OllamaProvider, OpenAiProvider, Provider, ProviderConfig,
@@ -20,8 +20,8 @@ use agent_runtime::Skill;
 use anyhow::{Context, Result};
 
 use crate::app::App;
-use crate::assembly::{Approval, Frontend, assemble};
 use crate::approval_mode::ModeGate;
+use crate::assembly::{Approval, Frontend, assemble};
 use crate::cli::{ProviderArgs, ProviderName, RunArgs, RunOutput, UsageError, exit};
 use crate::stdin_doc::{self, STDIN_CAP};
 

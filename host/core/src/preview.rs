@@ -226,7 +226,9 @@ mod tests {
             "write_file",
             r#"{"path":"n.txt","content":"x\n"}"#,
         );
-        assert!(matches!(p, ToolPreview::Diff { new_file: true, ref lines, .. } if lines.len() == 2));
+        assert!(
+            matches!(p, ToolPreview::Diff { new_file: true, ref lines, .. } if lines.len() == 2)
+        );
         let c = preview(
             dir.path(),
             "core-tools",

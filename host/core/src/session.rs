@@ -17,6 +17,7 @@ pub mod approvals;
 mod turn;
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 
@@ -30,6 +31,7 @@ use agent_store::{SessionStatus, Store};
 
 use crate::{AgentTool, ApprovalGate, Invoker, RunLimits, RunOptions, SkillUsage};
 pub use approvals::{Approvals, EventApprover, EventGate};
+pub use turn::{setup_report, with_attachments};
 
 /// Makes a provider for a model name (`Op::SetModel`): the provider, its
 /// name (`anthropic`) and the model's.
@@ -135,7 +137,11 @@ pub struct Session {
     deactivated: Vec<String>,
     conversation: Arc<Mutex<Conversation>>,
     cancel: Option<CancellationToken>,
+    /// The thread of the last turn or compaction.
     running: Option<JoinHandle<()>>,
+    /// Whether a turn or compaction runs: cleared by its thread just before
+    /// it sends `TurnComplete`, so that the next turn is never refused.
+    busy: Arc<AtomicBool>,
 }
 
 impl Session {
@@ -163,6 +169,7 @@ impl Session {
             conversation: Arc::new(Mutex::new(Conversation::default())),
             cancel: None,
             running: None,
+            busy: Arc::new(AtomicBool::new(false)),
         };
         session.send(Event::SessionConfigured {
             model: session.model_name(),
@@ -218,7 +225,24 @@ impl Session {
     }
 
     fn busy(&self) -> bool {
-        self.running.as_ref().is_some_and(|t| !t.is_finished())
+        self.busy.load(Ordering::SeqCst)
+    }
+
+    /// Runs `work` as the session's turn (or compaction) on a thread of its
+    /// own; it returns the `TurnComplete` to send.
+    fn start(&mut self, work: impl FnOnce() -> Event + Send + 'static) {
+        if let Some(previous) = self.running.take() {
+            // Finished: it cleared `busy` as its last step.
+            let _ = previous.join();
+        }
+        self.busy.store(true, Ordering::SeqCst);
+        let busy = self.busy.clone();
+        let emit = self.emit.clone();
+        self.running = Some(std::thread::spawn(move || {
+            let done = work();
+            busy.store(false, Ordering::SeqCst);
+            let _ = emit.send(done);
+        }));
     }
 
     fn handle_op(&mut self, op: Op) {
@@ -244,7 +268,10 @@ impl Session {
                     self.send(Event::ModelChanged {
                         model: self.model_name(),
                     });
-                    self.notice(format!("model: {} from the next prompt on", self.model_name()));
+                    self.notice(format!(
+                        "model: {} from the next prompt on",
+                        self.model_name()
+                    ));
                 }
                 Err(e) => self.error("set_model", e),
             },
@@ -276,12 +303,10 @@ impl Session {
                 Ok(rows) => self.send(Event::Permissions(rows)),
                 Err(e) => self.error("list_permissions", e),
             },
-            Op::Revoke { skill, permission } => {
-                match self.revoke(&skill, permission.as_deref()) {
-                    Ok(text) => self.notice(text),
-                    Err(e) => self.error("revoke", e),
-                }
-            }
+            Op::Revoke { skill, permission } => match self.revoke(&skill, permission.as_deref()) {
+                Ok(text) => self.notice(text),
+                Err(e) => self.error("revoke", e),
+            },
             Op::ListSessions => match self.session_rows() {
                 Ok(rows) => self.send(Event::Sessions(rows)),
                 Err(e) => self.error("list_sessions", e),

@@ -171,9 +171,7 @@ impl ApprovalGate for EventGate {
 mod tests {
     use super::*;
 
-    fn ask_in_thread(
-        approvals: &Arc<Approvals>,
-    ) -> std::thread::JoinHandle<(bool, bool)> {
+    fn ask_in_thread(approvals: &Arc<Approvals>) -> std::thread::JoinHandle<(bool, bool)> {
         let gate = approvals.gate(std::env::temp_dir());
         std::thread::spawn(move || {
             let first = gate.approve_tool("s", "t", "{}");

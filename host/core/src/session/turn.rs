@@ -6,8 +6,8 @@ use std::sync::Arc;
 use agent_manifest::Mode;
 use agent_policy::merge;
 use agent_protocol::{
-    AgentEvent, Attachment, DenialRow, Event, NoticeKind, SkillUseRow, ToolCallRow,
-    TurnComplete, TurnFailure, TurnStarted, TurnSummary,
+    AgentEvent, Attachment, DenialRow, Event, NoticeKind, SkillUseRow, ToolCallRow, TurnComplete,
+    TurnFailure, TurnStarted, TurnSummary,
 };
 use agent_providers::CancellationToken;
 use agent_runtime::Skill;
@@ -21,7 +21,10 @@ use crate::{Agent, HookSet, RunOutcome, SessionLog, Setup, SetupInput};
 pub fn with_attachments(text: &str, attachments: &[Attachment]) -> String {
     let mut out = text.to_string();
     for a in attachments {
-        out.push_str(&format!("\n\n<document name=\"{}\">\n{}", a.name, a.content));
+        out.push_str(&format!(
+            "\n\n<document name=\"{}\">\n{}",
+            a.name, a.content
+        ));
         if !a.content.ends_with('\n') {
             out.push('\n');
         }
@@ -79,9 +82,8 @@ impl Session {
         };
         let shared = self.shared();
         let handle = self.handle.clone();
-        self.running = Some(std::thread::spawn(move || {
+        self.start(move || {
             let id = turn.session_id.clone();
-            let emit = shared.emit.clone();
             let done = match handle.block_on(turn.run(&shared)) {
                 Ok((outcome, limits)) => TurnComplete {
                     session_id: id,
@@ -98,8 +100,8 @@ impl Session {
                     summary: None,
                 },
             };
-            let _ = emit.send(Event::TurnComplete(done));
-        }));
+            Event::TurnComplete(done)
+        });
     }
 
     pub(super) fn start_compact(&mut self) {
@@ -111,7 +113,7 @@ impl Session {
         let cancel = CancellationToken::new();
         self.cancel = Some(cancel.clone());
         let handle = self.handle.clone();
-        self.running = Some(std::thread::spawn(move || {
+        self.start(move || {
             let notice = |text: String| {
                 let _ = emit.send(Event::Notice {
                     kind: NoticeKind::Info,
@@ -161,8 +163,8 @@ impl Session {
                     }
                 }
             }
-            let _ = emit.send(Event::TurnComplete(done));
-        }));
+            Event::TurnComplete(done)
+        });
     }
 
     fn shared(&self) -> Shared {
@@ -302,7 +304,13 @@ impl Turn {
             let _ = emit.send(Event::Agent(e.clone()));
         };
         let outcome = agent
-            .run_with(self.history, &self.message, Some(log), &mut sink, s.run.clone())
+            .run_with(
+                self.history,
+                &self.message,
+                Some(log),
+                &mut sink,
+                s.run.clone(),
+            )
             .await
             .map_err(|e| Failed {
                 failure: TurnFailure::Model,
@@ -468,7 +476,8 @@ fn leave_out(setup: &mut Setup, skills: &[Skill], off: &[String], root: &Path, c
         }
         extra.push(text);
     }
-    setup.system = crate::prompt::assemble(&crate::system_prompt(root, cwd), &setup.prompts, &extra);
+    setup.system =
+        crate::prompt::assemble(&crate::system_prompt(root, cwd), &setup.prompts, &extra);
 }
 
 #[cfg(test)]
