@@ -184,7 +184,7 @@ impl Session {
             mode: p.options.mode,
             format: p.options.format.clone(),
             limits: p.options.limits,
-            run: p.options.run.clone(),
+            run: p.options.run,
             max_tokens: p.options.max_tokens,
             tool_filter: p.options.tool_filter.clone(),
             report_setup: p.options.report_setup,
@@ -309,7 +309,7 @@ impl Turn {
                 &self.message,
                 Some(log),
                 &mut sink,
-                s.run.clone(),
+                s.run,
             )
             .await
             .map_err(|e| Failed {
