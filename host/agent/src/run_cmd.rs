@@ -376,8 +376,7 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
     app.report_denials();
     Ok(match stop {
         StopKind::EndTurn => exit::OK,
-        // A newer stop reason is reported like a limit.
-        _ => {
+        StopKind::MaxTurns | StopKind::Timeout | StopKind::Cancelled => {
             let why = if stop == StopKind::MaxTurns {
                 format!("the turn limit ({}) was reached", outcome.max_turns)
             } else {
