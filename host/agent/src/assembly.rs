@@ -2,22 +2,27 @@
 //! frontend: provider, skills, grants, the approval gate, the services
 //! skills reach (model, other skills), the loop's options. The result is the
 //! parts of an [`agent_core::Session`]; the frontend spawns it and renders
-//! its events (`agent run` in `run_cmd`, the interface in `tui_cmd`).
+//! its events (`agent run` in `commands/run.rs`, the interface in
+//! `commands/tui.rs`). `agent workflow run` takes its gate, provider and
+//! services from here too.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use agent_config::{Config, ProviderKind};
 use agent_core::session::{Approvals, SessionOptions, SessionParts, ToolFilter};
 use agent_core::{ApprovalGate, RunLimits};
-use agent_manifest::Mode;
-use agent_providers::Provider;
-
+use agent_manifest::{Mode, Permission};
+use agent_policy::AllowList;
+use agent_providers::{
+    AnthropicProvider, OllamaProvider, OpenAiProvider, Provider, ProviderConfig,
+};
+use agent_runtime::Skill;
 use anyhow::Result;
 
 use crate::app::{App, MAX_TOKENS, permission_status};
 use crate::approval_mode::ModeGate;
-use crate::cli::ProviderArgs;
-use crate::run_cmd::{headless_gate, provider_for, run_options};
+use crate::cli::{ProviderArgs, ProviderName};
 
 /// Who decides tools that require approval and a skill's first use of a
 /// permission.
@@ -140,4 +145,154 @@ pub(crate) fn assemble(app: &mut App, frontend: Frontend) -> Result<SessionParts
             describe_error: crate::error_chain::chain_line,
         },
     })
+}
+
+/// Approves tools that require approval without prompting: with `--yes`,
+/// for a skill named by `--approve-skills`, or when `--allow` grants the
+/// skill a permission it declares beyond `file:read`.
+pub(crate) struct HeadlessGate {
+    yes: bool,
+    /// `--approve-skills`.
+    approved: Vec<String>,
+    allow: AllowList,
+    skills: Vec<(String, Vec<Permission>)>,
+}
+
+impl HeadlessGate {
+    /// A gate for `skills` deciding from `--yes` and the `--allow` entries.
+    pub(crate) fn new(yes: bool, allow: AllowList, skills: &[Skill]) -> HeadlessGate {
+        HeadlessGate {
+            yes,
+            approved: Vec::new(),
+            allow,
+            skills: skills
+                .iter()
+                .map(|s| (s.name().to_string(), s.manifest.permissions.clone()))
+                .collect(),
+        }
+    }
+}
+
+impl HeadlessGate {
+    /// Also approve the tools of these skills (`--approve-skills`).
+    pub(crate) fn with_approved_skills(mut self, skills: &[String]) -> HeadlessGate {
+        self.approved = skills.to_vec();
+        self
+    }
+}
+
+impl ApprovalGate for HeadlessGate {
+    fn approve_tool(&self, skill: &str, _tool: &str, _input_json: &str) -> bool {
+        if self.yes || self.approved.iter().any(|s| s == skill) {
+            return true;
+        }
+        let declared = self
+            .skills
+            .iter()
+            .find(|(n, _)| n == skill)
+            .map(|(_, p)| p.as_slice())
+            .unwrap_or_default();
+        self.allow.entries().iter().any(|e| {
+            e.permission != Permission::FileRead
+                && declared.contains(&e.permission)
+                && e.skill.as_deref().is_none_or(|s| s == skill)
+        })
+    }
+
+    fn refusal(&self) -> String {
+        "this tool needs approval (grant its permission with --allow, or pass --yes)".into()
+    }
+}
+
+/// The gate of the headless commands: `agent.approval_mode` in front of
+/// [`HeadlessGate`] (`--yes` overrides the mode).
+pub(crate) fn headless_gate(
+    config: &Config,
+    yes: bool,
+    allow: AllowList,
+    skills: &[Skill],
+    approved: &[String],
+) -> Arc<dyn ApprovalGate> {
+    let mode = if yes {
+        agent_config::ApprovalMode::Prompt
+    } else {
+        config.agent.approval_mode
+    };
+    ModeGate::wrap(
+        mode,
+        Arc::new(HeadlessGate::new(yes, allow, skills).with_approved_skills(approved)),
+        "; pass --yes to approve them for this run",
+    )
+}
+
+pub(crate) fn provider_for(
+    args: &ProviderArgs,
+    config: &Config,
+) -> std::result::Result<(Arc<dyn Provider>, String, String), String> {
+    let kind = match args.provider {
+        Some(ProviderName::Anthropic) => ProviderKind::Anthropic,
+        Some(ProviderName::Openai) => ProviderKind::OpenAi,
+        Some(ProviderName::Ollama) => ProviderKind::Ollama,
+        None => config.provider.default,
+    };
+    let model = match &args.model {
+        Some(m) => m.clone(),
+        None if kind == config.provider.default => config.provider.effective_model().to_string(),
+        None => kind.default_model().to_string(),
+    };
+    let configured_base = match kind {
+        ProviderKind::Anthropic => &config.provider.anthropic.base_url,
+        ProviderKind::OpenAi => &config.provider.openai.base_url,
+        ProviderKind::Ollama => &config.provider.ollama.base_url,
+    };
+    let base = args
+        .base_url
+        .clone()
+        .unwrap_or_else(|| configured_base.clone());
+    let max_bytes = usize::try_from(config.provider.max_response_bytes).unwrap_or(usize::MAX);
+    // The environment variable, else the key file, else the key command.
+    let key = config.api_key(kind, |k| std::env::var(k).ok())?;
+    let with_key = |c: ProviderConfig| match &key {
+        Some(k) => c.api_key(k.clone()),
+        None => c,
+    };
+    let provider: Arc<dyn Provider> = match kind {
+        ProviderKind::Anthropic => Arc::new(
+            AnthropicProvider::new(
+                with_key(ProviderConfig::anthropic(&model))
+                    .base_url(base)
+                    .max_response_bytes(max_bytes),
+            )
+            .map_err(|e| e.to_string())?,
+        ),
+        ProviderKind::OpenAi => Arc::new(
+            OpenAiProvider::new(
+                with_key(ProviderConfig::openai(&model))
+                    .base_url(base)
+                    .max_response_bytes(max_bytes),
+            )
+            .map_err(|e| e.to_string())?,
+        ),
+        ProviderKind::Ollama => Arc::new(
+            OllamaProvider::new(
+                ProviderConfig::ollama(&model)
+                    .base_url(base)
+                    .max_response_bytes(max_bytes),
+            )
+            .map_err(|e| e.to_string())?,
+        ),
+    };
+    Ok((provider, kind.as_str().to_string(), model))
+}
+
+/// The loop's options from the configuration (shared by `agent run` and
+/// the TUI).
+pub(crate) fn run_options(config: &Config) -> agent_core::RunOptions {
+    agent_core::RunOptions {
+        context_budget: usize::try_from(config.agent.context_budget).unwrap_or(usize::MAX),
+        max_tool_calls_per_turn: usize::try_from(config.agent.max_tool_calls_per_turn)
+            .unwrap_or(usize::MAX),
+        max_invalid_tool_calls: config.agent.max_invalid_tool_calls,
+        ..agent_core::RunOptions::default()
+    }
 }

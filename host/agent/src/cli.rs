@@ -169,14 +169,14 @@ pub enum Command {
     #[command(after_help = DOCTOR_AFTER_HELP)]
     Doctor(DoctorArgs),
     /// Print a shell completion script: bash, zsh, fish or powershell.
-    #[command(after_help = crate::shell_cmd::COMPLETIONS_AFTER_HELP)]
+    #[command(after_help = crate::commands::shell::COMPLETIONS_AFTER_HELP)]
     Completions {
         /// The shell.
         #[arg(value_enum)]
-        shell: crate::shell_cmd::CompletionShell,
+        shell: crate::commands::shell::CompletionShell,
     },
     /// Print the manual page (roff), or with --dir write a page per command.
-    #[command(after_help = crate::shell_cmd::MAN_AFTER_HELP)]
+    #[command(after_help = crate::commands::shell::MAN_AFTER_HELP)]
     Man {
         /// Write every page (agent.1, agent-skill.1, agent-skill-list.1, ...)
         /// into DIR (created if missing) instead of printing agent.1.

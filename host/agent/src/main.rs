@@ -7,24 +7,14 @@ mod assembly;
 mod build;
 mod cache_audit;
 mod cli;
-mod config_cmd;
-mod doctor_cmd;
+mod commands;
 mod error_chain;
 mod headless;
-mod keys_cmd;
 mod listing;
-mod registry_cmd;
-mod run_cmd;
 mod scaffold;
-mod security_cmd;
-mod sessions_cmd;
 mod shadow;
-mod shell_cmd;
-mod skill_cmd;
 mod stdin_doc;
 mod tool_names;
-mod tui_cmd;
-mod workflow_cmd;
 
 use std::process::ExitCode;
 
@@ -93,7 +83,7 @@ fn main() -> ExitCode {
             return ExitCode::from(exit::FAILURE);
         }
     };
-    let result = runtime.block_on(async move { run(cli) });
+    let result = runtime.block_on(run(cli));
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
@@ -107,38 +97,40 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> anyhow::Result<u8> {
+/// Every command runs inside the one tokio runtime started above: a command
+/// that needs async code awaits it; none starts a runtime or blocks on one.
+async fn run(cli: Cli) -> anyhow::Result<u8> {
     // Generated from the flags alone: no configuration, no data directory
     // (a broken config.toml must not break a shell's completion).
     match cli.command {
-        Some(Command::Completions { shell }) => shell_cmd::completions(shell),
-        Some(Command::Man { dir }) => shell_cmd::man(dir.as_deref()),
-        command => run_with_app(cli.global, cli.tui, command),
+        Some(Command::Completions { shell }) => commands::shell::completions(shell),
+        Some(Command::Man { dir }) => commands::shell::man(dir.as_deref()),
+        command => run_with_app(cli.global, cli.tui, command).await,
     }
 }
 
-fn run_with_app(
+async fn run_with_app(
     global: cli::GlobalArgs,
     tui: cli::TuiArgs,
     command: Option<Command>,
 ) -> anyhow::Result<u8> {
     let mut app = app::App::new(global)?;
     let Some(command) = command else {
-        return tui_cmd::run(&mut app, tui);
+        return commands::tui::run(&mut app, tui);
     };
     match command {
-        Command::Skill(cmd) => skill_cmd::run(&mut app, cmd),
-        Command::Keys(cmd) => keys_cmd::keys(&mut app, cmd),
-        Command::Audit(cmd) => keys_cmd::audit(&mut app, cmd),
-        Command::Config(cmd) => config_cmd::run(&mut app, cmd),
-        Command::Run(args) => run_cmd::run(&mut app, args),
-        Command::Sessions(cmd) => sessions_cmd::run(&mut app, cmd),
-        Command::Workflow(cmd) => workflow_cmd::run(&mut app, cmd),
-        Command::Registry(cmd) => registry_cmd::registry(&mut app, cmd),
-        Command::SecurityAudit(args) => security_cmd::run(&mut app, args),
-        Command::Doctor(args) => doctor_cmd::run(&mut app, args),
-        Command::Completions { shell } => shell_cmd::completions(shell),
-        Command::Man { dir } => shell_cmd::man(dir.as_deref()),
+        Command::Skill(cmd) => commands::skill::run(&mut app, cmd).await,
+        Command::Keys(cmd) => commands::keys::keys(&mut app, cmd),
+        Command::Audit(cmd) => commands::keys::audit(&mut app, cmd),
+        Command::Config(cmd) => commands::config::run(&mut app, cmd),
+        Command::Run(args) => commands::run::run(&mut app, args),
+        Command::Sessions(cmd) => commands::sessions::run(&mut app, cmd),
+        Command::Workflow(cmd) => commands::workflow::run(&mut app, cmd),
+        Command::Registry(cmd) => commands::registry::registry(&mut app, cmd),
+        Command::SecurityAudit(args) => commands::security::run(&mut app, args).await,
+        Command::Doctor(args) => commands::doctor::run(&mut app, args),
+        Command::Completions { shell } => commands::shell::completions(shell),
+        Command::Man { dir } => commands::shell::man(dir.as_deref()),
     }
 }
 

@@ -31,11 +31,13 @@
 //! assert!(err.to_string().contains("limit of 128 levels"), "{err}");
 //! ```
 
+pub mod duration;
 mod json;
 mod yaml;
 
 use std::fmt;
 
+pub use duration::{BareNumber, DurationError, format_duration, parse_duration};
 pub use json::check_json;
 pub use yaml::check_yaml;
 

@@ -839,42 +839,23 @@ pub fn check_registry_source(s: &str) -> Result<String, String> {
     Ok(s.to_string())
 }
 
-/// Parses a duration: a whole number followed by `ms`, `s`, `m` or `h` (e.g. `120s`, `5m`).
+/// Parses a duration: a whole number followed by `ms`, `s`, `m`, `h` or `d`
+/// (e.g. `120s`, `5m`) — the workspace's one duration syntax
+/// ([`agent_bounded::parse_duration`]); a bare number is refused here.
 ///
 /// # Errors
 /// A message saying what is expected.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    const EXPECTED: &str = "expected a duration such as \"500ms\", \"120s\", \"5m\" or \"1h\"";
-    let s = s.trim();
-    let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    let (num, unit) = s.split_at(digits);
-    let n: u64 = num.parse().map_err(|_| EXPECTED.to_string())?;
-    let d = match unit {
-        "ms" => Duration::from_millis(n),
-        "s" => Duration::from_secs(n),
-        "m" => Duration::from_secs(n.saturating_mul(60)),
-        "h" => Duration::from_secs(n.saturating_mul(3600)),
-        _ => return Err(EXPECTED.into()),
-    };
-    if d.is_zero() {
-        return Err("expected a duration greater than 0".into());
-    }
-    Ok(d)
+    use agent_bounded::{BareNumber, DurationError};
+    agent_bounded::parse_duration(s, BareNumber::Refused).map_err(|e| match e {
+        DurationError::Zero => "expected a duration greater than 0".into(),
+        DurationError::Malformed | DurationError::TooLarge => {
+            "expected a duration such as \"500ms\", \"120s\", \"5m\" or \"1h\"".into()
+        }
+    })
 }
 
-/// Formats a duration the way [`parse_duration`] reads it, in the largest exact unit.
-pub fn format_duration(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms.is_multiple_of(3_600_000) && ms > 0 {
-        format!("{}h", ms / 3_600_000)
-    } else if ms.is_multiple_of(60_000) && ms > 0 {
-        format!("{}m", ms / 60_000)
-    } else if ms.is_multiple_of(1000) {
-        format!("{}s", ms / 1000)
-    } else {
-        format!("{ms}ms")
-    }
-}
+pub use agent_bounded::format_duration;
 
 type Key<'i> = Spanned<std::borrow::Cow<'i, str>>;
 type Val<'i> = Spanned<DeValue<'i>>;

@@ -91,20 +91,16 @@ pub(crate) fn env_write_message(name: &str, why: &str) -> String {
 /// `exec_timeout`: a whole number of `ms`, `s` or `m`, above zero and at
 /// most [`MAX_EXEC_TIMEOUT`].
 pub(crate) fn parse_exec_timeout(s: &str) -> Result<Duration, String> {
+    use agent_bounded::{BareNumber, DurationError};
     let expected = "expected a duration such as `500ms`, `10s` or `2m`";
-    let (digits, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
-    let n: u64 = digits
-        .parse()
-        .map_err(|_| format!("`{s}` is not a duration ({expected})"))?;
-    let d = match unit {
-        "ms" => Duration::from_millis(n),
-        "s" => Duration::from_secs(n),
-        "m" => Duration::from_secs(n.saturating_mul(60)),
-        _ => return Err(format!("`{s}` is not a duration ({expected})")),
-    };
-    if d.is_zero() {
-        return Err(format!("`{s}` is zero; a program needs some time to run"));
-    }
+    let d = agent_bounded::parse_duration(s, BareNumber::Refused).map_err(|e| match e {
+        DurationError::Zero => format!("`{s}` is zero; a program needs some time to run"),
+        DurationError::Malformed => format!("`{s}` is not a duration ({expected})"),
+        DurationError::TooLarge => format!(
+            "`{s}` is longer than the host's maximum for a program ({} s)",
+            MAX_EXEC_TIMEOUT.as_secs()
+        ),
+    })?;
     if d > MAX_EXEC_TIMEOUT {
         return Err(format!(
             "`{s}` is longer than the host's maximum for a program ({} s)",

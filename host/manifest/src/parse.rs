@@ -1041,30 +1041,18 @@ fn compatibility(cx: &Cx<'_>, at: &At<'_>) -> Result<Compatibility> {
     })
 }
 
-/// `120s`, `5m`, `500ms`, `1h` or a whole number of seconds.
+/// `120s`, `5m`, `500ms`, `1h` or a whole number of seconds
+/// ([`agent_bounded::parse_duration`]).
 fn duration(cx: &Cx<'_>, at: &At<'_>) -> Result<std::time::Duration> {
+    use agent_bounded::{BareNumber, DurationError};
     let s = cx.string(at)?;
-    let t = s.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let bad = || {
-        cx.at_err(
+    agent_bounded::parse_duration(&s, BareNumber::Seconds).map_err(|e| match e {
+        DurationError::Zero => cx.at_err(at, "must be greater than zero"),
+        DurationError::Malformed | DurationError::TooLarge => cx.at_err(
             at,
             format!("`{s}` is not a duration (expected e.g. `30s`, `5m`, `1h` or `500ms`)"),
-        )
-    };
-    let n: u64 = num.parse().map_err(|_| bad())?;
-    let d = match unit {
-        "" | "s" => std::time::Duration::from_secs(n),
-        "ms" => std::time::Duration::from_millis(n),
-        "m" => std::time::Duration::from_secs(n.checked_mul(60).ok_or_else(bad)?),
-        "h" => std::time::Duration::from_secs(n.checked_mul(3600).ok_or_else(bad)?),
-        _ => return Err(bad()),
-    };
-    if d.is_zero() {
-        return Err(cx.at_err(at, "must be greater than zero"));
-    }
-    Ok(d)
+        ),
+    })
 }
 
 fn tool_names(cx: &Cx<'_>, items: &[At<'_>], what: &str) -> Result<Vec<String>> {

@@ -219,7 +219,7 @@ pub fn build(path: Option<&Path>, signing: Signing) -> Result<u8> {
     check_component(&out, &bytes)?;
     let signed_by = match key {
         Some(key) => {
-            crate::skill_cmd::sign_skill(&dir, &key)?;
+            crate::commands::skill::sign_skill(&dir, &key)?;
             format!("signed with key {}", key.public().id())
         }
         None => "UNSIGNED (--no-sign): load it with --allow-unsigned, or `agent skill sign`".into(),

@@ -12,7 +12,7 @@ use serde_json::json;
 use crate::app::{App, permission_status};
 use crate::cli::{Format, SkillCommand, exit};
 
-pub fn run(app: &mut App, cmd: SkillCommand) -> Result<u8> {
+pub async fn run(app: &mut App, cmd: SkillCommand) -> Result<u8> {
     match cmd {
         SkillCommand::List {
             format,
@@ -23,24 +23,26 @@ pub fn run(app: &mut App, cmd: SkillCommand) -> Result<u8> {
             format,
             available: true,
             index,
-        } => crate::registry_cmd::available(app, &index, format),
-        SkillCommand::Search { query, index } => crate::registry_cmd::search(app, &index, &query),
+        } => crate::commands::registry::available(app, &index, format),
+        SkillCommand::Search { query, index } => {
+            crate::commands::registry::search(app, &index, &query)
+        }
         SkillCommand::Install { target, index } => {
-            crate::registry_cmd::install(app, &index, &target, false)
+            crate::commands::registry::install(app, &index, &target, false)
         }
         SkillCommand::Add { target, index } => {
-            crate::registry_cmd::install(app, &index, &target, true)
+            crate::commands::registry::install(app, &index, &target, true)
         }
         SkillCommand::Remove { name, in_project } => {
-            crate::registry_cmd::remove(app, &name, in_project)
+            crate::commands::registry::remove(app, &name, in_project)
         }
         SkillCommand::Update { name, index } => {
-            crate::registry_cmd::update(app, &index, name.as_deref())
+            crate::commands::registry::update(app, &index, name.as_deref())
         }
-        SkillCommand::Info { name, format } => info(app, &name, format),
+        SkillCommand::Info { name, format } => info(app, &name, format).await,
         SkillCommand::Inspect { target, format } => inspect(app, &target, format),
-        SkillCommand::Call { skill, tool, input } => call(app, &skill, &tool, &input),
-        SkillCommand::Test { path } => test(app, &path),
+        SkillCommand::Call { skill, tool, input } => call(app, &skill, &tool, &input).await,
+        SkillCommand::Test { path } => test(app, &path).await,
         SkillCommand::Create {
             name,
             kind,
@@ -160,11 +162,11 @@ pub(crate) fn print_table<const N: usize>(rows: &[[String; N]]) {
     }
 }
 
-fn info(app: &mut App, name: &str, format: Format) -> Result<u8> {
+async fn info(app: &mut App, name: &str, format: Format) -> Result<u8> {
     let skill = app.load_one(name)?;
     let ctx = app.call_context("cli")?;
     let tools = if skill.exports(ExportKind::Tool) {
-        futures_block(app.runtime()?.list_tools(&skill, &ctx))?
+        awaited(app.runtime()?.list_tools(&skill, &ctx).await)?
     } else {
         Vec::new()
     };
@@ -249,12 +251,10 @@ fn info(app: &mut App, name: &str, format: Format) -> Result<u8> {
     Ok(exit::OK)
 }
 
-/// Runs a future on the current tokio runtime from sync code.
-fn futures_block<F: std::future::Future<Output = Result<T, E>>, T, E: std::fmt::Display>(
-    f: F,
-) -> Result<T> {
-    tokio::task::block_in_place(|| tokio::runtime::Handle::current().block_on(f))
-        .map_err(|e| anyhow::anyhow!("{e}"))
+/// A runtime call's result with its error as text (the runtime's errors
+/// print as the user should read them).
+fn awaited<T, E: std::fmt::Display>(r: Result<T, E>) -> Result<T> {
+    r.map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 fn could_do(info: &ComponentInfo, m: Option<&Manifest>) -> Vec<String> {
@@ -440,7 +440,7 @@ fn inspect(app: &mut App, target: &str, format: Format) -> Result<u8> {
     })
 }
 
-fn call(app: &mut App, skill_name: &str, tool: &str, input: &str) -> Result<u8> {
+async fn call(app: &mut App, skill_name: &str, tool: &str, input: &str) -> Result<u8> {
     let skill = app.load_one(skill_name)?;
     if !skill.exports(ExportKind::Tool) {
         bail!(
@@ -451,7 +451,7 @@ fn call(app: &mut App, skill_name: &str, tool: &str, input: &str) -> Result<u8> 
     let ctx = app.call_context("cli")?;
     let verbose = app.global.verbose;
     let rt = app.runtime()?;
-    let tools = futures_block(rt.list_tools(&skill, &ctx))?;
+    let tools = awaited(rt.list_tools(&skill, &ctx).await)?;
     let Some(spec) = tools.iter().find(|t| t.name == tool) else {
         bail!(
             "skill `{}` has no tool `{tool}` (its tools: {})",
@@ -467,7 +467,7 @@ fn call(app: &mut App, skill_name: &str, tool: &str, input: &str) -> Result<u8> 
         eprintln!("error: --input for `{tool}`: {problem}");
         return Ok(exit::USAGE);
     }
-    let (result, logs) = futures_block(rt.call_tool(&skill, &ctx, tool, input))?;
+    let (result, logs) = awaited(rt.call_tool(&skill, &ctx, tool, input).await)?;
     if verbose {
         for l in &logs {
             eprintln!("[{} {}] {}", skill.name(), l.level, l.message);
@@ -496,7 +496,7 @@ fn call(app: &mut App, skill_name: &str, tool: &str, input: &str) -> Result<u8> 
     }
 }
 
-fn test(app: &mut App, path: &Path) -> Result<u8> {
+async fn test(app: &mut App, path: &Path) -> Result<u8> {
     let mut problems = Vec::new();
     let manifest = match Manifest::load_dir(path) {
         Ok(m) => {
@@ -531,7 +531,7 @@ fn test(app: &mut App, path: &Path) -> Result<u8> {
     };
     let ctx = app.call_context("cli")?;
     if skill.exports(ExportKind::Tool) {
-        match futures_block(runtime.list_tools(&skill, &ctx)) {
+        match awaited(runtime.list_tools(&skill, &ctx).await) {
             Ok(tools) => {
                 println!("ok    {} tool(s):", tools.len());
                 for t in &tools {
@@ -579,7 +579,7 @@ fn test(app: &mut App, path: &Path) -> Result<u8> {
             Err(e) => problems.push(format!("list-tools failed: {e}")),
         }
     }
-    let others = test_other_exports(&runtime, &ctx, &skill, &manifest);
+    let others = test_other_exports(&runtime, &ctx, &skill, &manifest).await;
     problems.extend(others);
     if manifest.tools.is_empty() && skill.exports(ExportKind::Tool) {
         println!(
@@ -603,7 +603,7 @@ fn test(app: &mut App, path: &Path) -> Result<u8> {
 /// `agent skill test` for prompt, workflow, scanner and transform exports:
 /// calls what is pure (fragments for this project, the workflow and scanner
 /// lists) and checks them against the manifest. Returns the problems found.
-fn test_other_exports(
+async fn test_other_exports(
     runtime: &agent_runtime::Runtime,
     ctx: &std::sync::Arc<agent_runtime::CallContext>,
     skill: &Skill,
@@ -621,7 +621,7 @@ fn test_other_exports(
                 .map(|p| p.max_context_tokens)
                 .unwrap_or(2000),
         };
-        match futures_block(runtime.prompt_fragments(skill, ctx, &context)) {
+        match awaited(runtime.prompt_fragments(skill, ctx, &context).await) {
             Ok(fragments) => {
                 println!(
                     "ok    {} prompt fragment(s) for this project (languages: {}):",
@@ -648,7 +648,7 @@ fn test_other_exports(
         }
     }
     if skill.exports(ExportKind::Workflow) {
-        match futures_block(runtime.list_workflows(skill, ctx)) {
+        match awaited(runtime.list_workflows(skill, ctx).await) {
             Ok(workflows) => {
                 println!("ok    {} workflow(s):", workflows.len());
                 for w in &workflows {
@@ -676,10 +676,13 @@ fn test_other_exports(
             .as_ref()
             .map(|r| r.scanners.iter().map(|s| s.name.as_str()).collect())
             .unwrap_or_default();
-        let offered = futures_block(async {
-            let mut instance = runtime.instantiate_bare(skill, ctx).await?;
-            instance.list_scanners().await
-        });
+        let offered = awaited(
+            async {
+                let mut instance = runtime.instantiate_bare(skill, ctx).await?;
+                instance.list_scanners().await
+            }
+            .await,
+        );
         match offered {
             Ok(scanners) => {
                 println!("ok    {} scanner(s):", scanners.len());
@@ -709,7 +712,7 @@ fn test_other_exports(
         );
     }
     if skill.exports(ExportKind::Hooks) {
-        match futures_block(runtime.hook_subscriptions(skill, ctx)) {
+        match awaited(runtime.hook_subscriptions(skill, ctx).await) {
             Ok(subs) => println!("ok    {} hook subscription(s)", subs.len()),
             Err(e) => problems.push(format!("hook subscriptions failed: {e}")),
         }

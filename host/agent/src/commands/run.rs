@@ -3,84 +3,18 @@
 use std::io::{IsTerminal, Read, Write};
 use std::time::Duration;
 
-use agent_config::{Config, ProviderKind};
-use std::sync::Arc;
-
-use agent_core::{AgentEvent, ApprovalGate, Session};
-use agent_manifest::{Mode, Permission};
-use agent_policy::AllowList;
+use agent_core::{AgentEvent, Session};
+use agent_manifest::Mode;
 use agent_protocol::{
     ApprovalAnswer, Attachment, Client, Event, NoticeKind, Op, SkillUseRow, StopKind, TurnComplete,
     TurnFailure, TurnSummary,
 };
-use agent_providers::{
-    AnthropicProvider, OllamaProvider, OpenAiProvider, Provider, ProviderConfig,
-};
-use agent_runtime::Skill;
 use anyhow::{Context, Result};
 
 use crate::app::App;
-use crate::approval_mode::ModeGate;
-use crate::assembly::{Approval, Frontend, assemble};
-use crate::cli::{ProviderArgs, ProviderName, RunArgs, RunOutput, UsageError, exit};
+use crate::assembly::{Approval, Frontend, assemble, provider_for};
+use crate::cli::{RunArgs, RunOutput, UsageError, exit};
 use crate::stdin_doc::{self, STDIN_CAP};
-
-/// Approves tools that require approval without prompting: with `--yes`,
-/// for a skill named by `--approve-skills`, or when `--allow` grants the
-/// skill a permission it declares beyond `file:read`.
-pub(crate) struct HeadlessGate {
-    yes: bool,
-    /// `--approve-skills`.
-    approved: Vec<String>,
-    allow: AllowList,
-    skills: Vec<(String, Vec<Permission>)>,
-}
-
-impl HeadlessGate {
-    /// A gate for `skills` deciding from `--yes` and the `--allow` entries.
-    pub(crate) fn new(yes: bool, allow: AllowList, skills: &[Skill]) -> HeadlessGate {
-        HeadlessGate {
-            yes,
-            approved: Vec::new(),
-            allow,
-            skills: skills
-                .iter()
-                .map(|s| (s.name().to_string(), s.manifest.permissions.clone()))
-                .collect(),
-        }
-    }
-}
-
-impl HeadlessGate {
-    /// Also approve the tools of these skills (`--approve-skills`).
-    pub(crate) fn with_approved_skills(mut self, skills: &[String]) -> HeadlessGate {
-        self.approved = skills.to_vec();
-        self
-    }
-}
-
-impl ApprovalGate for HeadlessGate {
-    fn approve_tool(&self, skill: &str, _tool: &str, _input_json: &str) -> bool {
-        if self.yes || self.approved.iter().any(|s| s == skill) {
-            return true;
-        }
-        let declared = self
-            .skills
-            .iter()
-            .find(|(n, _)| n == skill)
-            .map(|(_, p)| p.as_slice())
-            .unwrap_or_default();
-        self.allow.entries().iter().any(|e| {
-            e.permission != Permission::FileRead
-                && declared.contains(&e.permission)
-                && e.skill.as_deref().is_none_or(|s| s == skill)
-        })
-    }
-
-    fn refusal(&self) -> String {
-        "this tool needs approval (grant its permission with --allow, or pass --yes)".into()
-    }
-}
 
 /// The skills `--approve-skills` names, each checked against the skills
 /// discovery finds (their manifests only; nothing is loaded).
@@ -105,43 +39,10 @@ fn approved_skills(app: &mut App, names: &[String]) -> Result<Vec<String>> {
     Ok(names.to_vec())
 }
 
-/// The gate of the headless commands: `agent.approval_mode` in front of
-/// [`HeadlessGate`] (`--yes` overrides the mode).
-pub(crate) fn headless_gate(
-    config: &Config,
-    yes: bool,
-    allow: AllowList,
-    skills: &[Skill],
-    approved: &[String],
-) -> Arc<dyn ApprovalGate> {
-    let mode = if yes {
-        agent_config::ApprovalMode::Prompt
-    } else {
-        config.agent.approval_mode
-    };
-    ModeGate::wrap(
-        mode,
-        Arc::new(HeadlessGate::new(yes, allow, skills).with_approved_skills(approved)),
-        "; pass --yes to approve them for this run",
-    )
-}
-
-/// Parses `120s`, `5m`, `500ms`, `1h` or plain seconds.
+/// Parses `120s`, `5m`, `500ms`, `1h` or plain seconds (the workspace's one
+/// duration syntax, [`agent_bounded::parse_duration`]).
 fn parse_duration(s: &str) -> Option<Duration> {
-    let s = s.trim();
-    let (num, unit) = match s.find(|c: char| !c.is_ascii_digit()) {
-        Some(i) => s.split_at(i),
-        None => (s, "s"),
-    };
-    let n: u64 = num.parse().ok()?;
-    let d = match unit {
-        "ms" => Duration::from_millis(n),
-        "s" => Duration::from_secs(n),
-        "m" => Duration::from_secs(n.checked_mul(60)?),
-        "h" => Duration::from_secs(n.checked_mul(3600)?),
-        _ => return None,
-    };
-    (!d.is_zero()).then_some(d)
+    agent_bounded::parse_duration(s, agent_bounded::BareNumber::Seconds).ok()
 }
 
 /// The task as given (the session's title) and what is attached to it: with
@@ -196,82 +97,6 @@ fn read_prompt(args: &RunArgs) -> Result<(String, Vec<Attachment>)> {
         return Err(UsageError("the task is empty".into()).into());
     }
     Ok((task, attachments))
-}
-
-pub(crate) fn provider_for(
-    args: &ProviderArgs,
-    config: &Config,
-) -> std::result::Result<(Arc<dyn Provider>, String, String), String> {
-    let kind = match args.provider {
-        Some(ProviderName::Anthropic) => ProviderKind::Anthropic,
-        Some(ProviderName::Openai) => ProviderKind::OpenAi,
-        Some(ProviderName::Ollama) => ProviderKind::Ollama,
-        None => config.provider.default,
-    };
-    let model = match &args.model {
-        Some(m) => m.clone(),
-        None if kind == config.provider.default => config.provider.effective_model().to_string(),
-        None => kind.default_model().to_string(),
-    };
-    let configured_base = match kind {
-        ProviderKind::Anthropic => &config.provider.anthropic.base_url,
-        ProviderKind::OpenAi => &config.provider.openai.base_url,
-        ProviderKind::Ollama => &config.provider.ollama.base_url,
-    };
-    let base = args
-        .base_url
-        .clone()
-        .unwrap_or_else(|| configured_base.clone());
-    let max_bytes = usize::try_from(config.provider.max_response_bytes).unwrap_or(usize::MAX);
-    // The environment variable, else the key file, else the key command.
-    let key = config.api_key(kind, |k| std::env::var(k).ok())?;
-    let with_key = |c: ProviderConfig| match &key {
-        Some(k) => c.api_key(k.clone()),
-        None => c,
-    };
-    let provider: Arc<dyn Provider> = match kind {
-        ProviderKind::Anthropic => Arc::new(
-            AnthropicProvider::new(
-                with_key(ProviderConfig::anthropic(&model))
-                    .base_url(base)
-                    .max_response_bytes(max_bytes),
-            )
-            .map_err(|e| e.to_string())?,
-        ),
-        ProviderKind::OpenAi => Arc::new(
-            OpenAiProvider::new(
-                with_key(ProviderConfig::openai(&model))
-                    .base_url(base)
-                    .max_response_bytes(max_bytes),
-            )
-            .map_err(|e| e.to_string())?,
-        ),
-        ProviderKind::Ollama => Arc::new(
-            OllamaProvider::new(
-                ProviderConfig::ollama(&model)
-                    .base_url(base)
-                    .max_response_bytes(max_bytes),
-            )
-            .map_err(|e| e.to_string())?,
-        ),
-    };
-    Ok((provider, kind.as_str().to_string(), model))
-}
-
-/// The loop's options from the configuration (shared by `agent run` and
-/// the TUI).
-pub(crate) fn run_options(config: &Config) -> agent_core::RunOptions {
-    agent_core::RunOptions {
-        context_budget: usize::try_from(config.agent.context_budget).unwrap_or(usize::MAX),
-        max_tool_calls_per_turn: usize::try_from(config.agent.max_tool_calls_per_turn)
-            .unwrap_or(usize::MAX),
-        max_invalid_tool_calls: config.agent.max_invalid_tool_calls,
-        ..agent_core::RunOptions::default()
-    }
-}
-
-pub(crate) fn block<F: std::future::Future>(f: F) -> F::Output {
-    tokio::task::block_in_place(|| tokio::runtime::Handle::current().block_on(f))
 }
 
 pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {

@@ -175,7 +175,7 @@ impl Bar {
     }
 }
 
-pub fn run(app: &mut App, args: SecurityAuditArgs) -> Result<u8> {
+pub async fn run(app: &mut App, args: SecurityAuditArgs) -> Result<u8> {
     let plan = plan(&args)?;
     let root = args
         .path
@@ -266,7 +266,7 @@ pub fn run(app: &mut App, args: SecurityAuditArgs) -> Result<u8> {
         report.judge();
     }
 
-    let hook_problems = scan_complete_hooks(&runtime, &ctx, &skills, &selected, &report);
+    let hook_problems = scan_complete_hooks(&runtime, &ctx, &skills, &selected, &report).await;
 
     match &args.out {
         Some(path) => {
@@ -300,7 +300,7 @@ pub fn run(app: &mut App, args: SecurityAuditArgs) -> Result<u8> {
 /// (post the findings somewhere, with their own grants); they cannot change
 /// the report or the verdict. Returns the problems (a failing hook, fields a
 /// hook returned that this phase ignores), each naming the skill.
-fn scan_complete_hooks(
+async fn scan_complete_hooks(
     runtime: &Runtime,
     ctx: &Arc<CallContext>,
     skills: &[Skill],
@@ -317,22 +317,20 @@ fn scan_complete_hooks(
     if active.is_empty() {
         return Vec::new();
     }
-    crate::run_cmd::block(async {
-        let (hooks, mut problems) = HookSet::load(runtime, ctx, skills, &active).await;
-        if hooks.listens(HookPhase::OnSecurityScanComplete) {
-            let event = HookEvent {
-                phase: HookPhase::OnSecurityScanComplete,
-                skill: String::new(),
-                conversation: Vec::new(),
-                tool_call: None,
-                tool_result: None,
-                response: None,
-                findings: report.findings.iter().map(|f| f.to_wit()).collect(),
-            };
-            problems.extend(hooks.dispatch(runtime, ctx, skills, event).await.errors);
-        }
-        problems
-    })
+    let (hooks, mut problems) = HookSet::load(runtime, ctx, skills, &active).await;
+    if hooks.listens(HookPhase::OnSecurityScanComplete) {
+        let event = HookEvent {
+            phase: HookPhase::OnSecurityScanComplete,
+            skill: String::new(),
+            conversation: Vec::new(),
+            tool_call: None,
+            tool_result: None,
+            response: None,
+            findings: report.findings.iter().map(|f| f.to_wit()).collect(),
+        };
+        problems.extend(hooks.dispatch(runtime, ctx, skills, event).await.errors);
+    }
+    problems
 }
 
 /// The summary table on stderr.

@@ -8,8 +8,8 @@ use agent_runtime::{ExportKind, Skill, SkillError, WorkflowSpec};
 use anyhow::{Result, bail};
 
 use crate::app::App;
+use crate::assembly::{headless_gate, provider_for};
 use crate::cli::{UsageError, WorkflowCommand, WorkflowRunArgs, exit};
-use crate::run_cmd::{block, headless_gate, provider_for};
 
 pub fn run(app: &mut App, cmd: WorkflowCommand) -> Result<u8> {
     match cmd {
@@ -179,4 +179,9 @@ fn run_one(app: &mut App, args: WorkflowRunArgs) -> Result<u8> {
         }
         Err(e) => bail!("workflow `{}/{}`: {e}", skill.name(), spec.name),
     }
+}
+
+/// Waits for `f` on the runtime the command runs in.
+fn block<F: std::future::Future>(f: F) -> F::Output {
+    tokio::task::block_in_place(|| tokio::runtime::Handle::current().block_on(f))
 }

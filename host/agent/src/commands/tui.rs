@@ -11,9 +11,9 @@ use agent_protocol::Op;
 use anyhow::Result;
 
 use crate::app::App;
+use crate::assembly::provider_for;
 use crate::assembly::{Approval, Frontend, assemble};
 use crate::cli::{TuiArgs, UsageError, exit};
-use crate::run_cmd::provider_for;
 
 /// Opens the interface; returns the exit code.
 pub fn run(app: &mut App, args: TuiArgs) -> Result<u8> {

@@ -194,7 +194,7 @@ pub fn search(app: &mut App, arg: &IndexArg, query: &str) -> Result<u8> {
     for e in hits {
         rows.push([e.name.clone(), e.latest.to_string(), e.description.clone()]);
     }
-    crate::skill_cmd::print_table(&rows);
+    crate::commands::skill::print_table(&rows);
     Ok(exit::OK)
 }
 
@@ -243,7 +243,7 @@ pub fn available(app: &mut App, arg: &IndexArg, format: Format) -> Result<u8> {
             e.description.clone(),
         ]);
     }
-    crate::skill_cmd::print_table(&rows);
+    crate::commands::skill::print_table(&rows);
     println!(
         "(index snapshot {}, {} skill(s))",
         opened.index.snapshot_version(),
@@ -808,30 +808,17 @@ pub fn update(app: &mut App, arg: &IndexArg, only: Option<&str>) -> Result<u8> {
 // ---------------------------------------------------------------------------
 // agent registry ...
 
-/// `365d`, `12h`, `30m`, `90s`, `500ms`.
+/// `365d`, `12h`, `30m`, `90s`, `500ms` ([`agent_bounded::parse_duration`]).
 fn parse_expiry(s: &str) -> Result<time::Duration> {
-    let s = s.trim();
-    let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    let (num, unit) = s.split_at(digits);
-    let n: i64 = num.parse().map_err(|_| {
-        UsageError(format!(
-            "--expires {s}: expected e.g. `365d`, `12h`, `30m`, `90s`"
-        ))
-    })?;
-    let d = match unit {
-        "d" => time::Duration::days(n),
-        "h" => time::Duration::hours(n),
-        "m" => time::Duration::minutes(n),
-        "s" | "" => time::Duration::seconds(n),
-        "ms" => time::Duration::milliseconds(n),
-        _ => {
-            return Err(UsageError(format!(
+    agent_bounded::parse_duration(s, agent_bounded::BareNumber::Seconds)
+        .ok()
+        .and_then(|d| time::Duration::try_from(d).ok())
+        .ok_or_else(|| {
+            UsageError(format!(
                 "--expires {s}: expected e.g. `365d`, `12h`, `30m`, `90s`"
             ))
-            .into());
-        }
-    };
-    Ok(d)
+            .into()
+        })
 }
 
 pub fn registry(app: &mut App, cmd: RegistryCommand) -> Result<u8> {

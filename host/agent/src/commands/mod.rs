@@ -1,0 +1,16 @@
+//! One module per command of the command line. Each takes the shared
+//! [`App`](crate::app::App) and its own parsed arguments and returns the exit
+//! code; what commands share (assembling an agent, rendering tables) lives
+//! outside this directory, never in another command.
+
+pub mod config;
+pub mod doctor;
+pub mod keys;
+pub mod registry;
+pub mod run;
+pub mod security;
+pub mod sessions;
+pub mod shell;
+pub mod skill;
+pub mod tui;
+pub mod workflow;
