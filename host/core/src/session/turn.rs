@@ -304,13 +304,7 @@ impl Turn {
             let _ = emit.send(Event::Agent(e.clone()));
         };
         let outcome = agent
-            .run_with(
-                self.history,
-                &self.message,
-                Some(log),
-                &mut sink,
-                s.run,
-            )
+            .run_with(self.history, &self.message, Some(log), &mut sink, s.run)
             .await
             .map_err(|e| Failed {
                 failure: TurnFailure::Model,
