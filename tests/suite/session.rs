@@ -11,7 +11,9 @@ use agent_core::session::{Approvals, SessionOptions, SessionParts};
 use agent_core::{AgentEvent, Invoker, RunLimits, RunOptions, Session, StopKind};
 use agent_manifest::Mode;
 use agent_policy::{AuditLog, Grants};
-use agent_protocol::{ApprovalAnswer, ApprovalKind, Client, Event, Op, ToolPreview, TurnComplete};
+use agent_protocol::{
+    ApprovalAnswer, ApprovalKind, Client, Event, NoticeKind, Op, ToolPreview, TurnComplete,
+};
 use agent_providers::{AnthropicProvider, Provider, ProviderConfig};
 use agent_runtime::{CallContext, GrantsAuthorizer, Limits, Origin, Runtime, TrustPolicy};
 use agent_store::Store;
@@ -263,16 +265,49 @@ fn a_session_runs_turns_asks_approvals_as_events_and_resumes() {
         text: "Tell me a long story".into(),
         attachments: vec![],
     });
+    // A second turn sent while it streams is refused with an error event.
+    let (mut refused, mut interrupted) = (None, false);
     let done = loop {
         match next(&client) {
-            Event::Agent(AgentEvent::TextDelta { .. }) => {
+            Event::Agent(AgentEvent::TextDelta { .. }) if !interrupted => {
+                client.send(Op::UserTurn {
+                    text: "and another".into(),
+                    attachments: vec![],
+                });
                 client.send(Op::Interrupt);
+                interrupted = true;
             }
+            Event::Error { op, message } => refused = Some((op, message)),
             Event::TurnComplete(done) => break done,
             _ => {}
         }
     };
     assert_eq!(done.stop, Some(StopKind::Cancelled), "{done:?}");
+    assert_eq!(
+        refused,
+        Some((
+            "user_turn".to_string(),
+            "a turn is still running: wait for it to complete, or interrupt it first".to_string()
+        ))
+    );
+
+    // The model is switched for the following turns.
+    client.send(Op::SetModel {
+        model: "claude-other".into(),
+    });
+    assert_eq!(
+        next(&client),
+        Event::ModelChanged {
+            model: "anthropic/claude-other".into()
+        }
+    );
+    assert_eq!(
+        next(&client),
+        Event::Notice {
+            kind: NoticeKind::Info,
+            text: "model: anthropic/claude-other from the next prompt on".into()
+        }
+    );
 
     // Lists answer as events.
     client.send(Op::ListSkills);
