@@ -121,6 +121,7 @@ impl Approver for EventApprover {
         let kind = ApprovalKind::Permission {
             skill: req.skill.clone(),
             permission: req.permission.to_string(),
+            description: req.permission.describe().to_string(),
             scope: req.scope.clone(),
             detail: req.detail.clone(),
         };
