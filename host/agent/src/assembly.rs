@@ -147,6 +147,39 @@ pub(crate) fn assemble(app: &mut App, frontend: Frontend) -> Result<SessionParts
     })
 }
 
+/// The call context of `agent workflow run`: the headless gate (`--yes`,
+/// `--allow`, `agent.approval_mode`) in front of `skills.invoke`, and the
+/// model for `llm` when a provider can be set up (else `llm` is
+/// unavailable, with the reason in the debug log).
+///
+/// # Errors
+/// The configuration, the grants or the runtime cannot be set up.
+pub(crate) fn workflow_context(
+    app: &mut App,
+    skills: &Arc<Vec<Skill>>,
+    yes: bool,
+    provider_args: &ProviderArgs,
+) -> Result<Arc<agent_runtime::CallContext>> {
+    let config = app.config()?;
+    let allow = app.allowlist()?;
+    let gate = headless_gate(&config, yes, allow, skills, &[]);
+    let provider = match provider_for(provider_args, &config) {
+        Ok((provider, _, model)) => Some((provider, model)),
+        Err(e) => {
+            tracing::debug!("no model for workflows: {e}");
+            None
+        }
+    };
+    Ok(app
+        .services(
+            "cli",
+            skills,
+            gate,
+            provider.as_ref().map(|(p, m)| (p.clone(), m.as_str())),
+        )?
+        .ctx)
+}
+
 /// Approves tools that require approval without prompting: with `--yes`,
 /// for a skill named by `--approve-skills`, or when `--allow` grants the
 /// skill a permission it declares beyond `file:read`.
