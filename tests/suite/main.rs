@@ -25,6 +25,8 @@
 //! - `router`: the one tool router under the agent loop: a refusal is an
 //!   event when it happens, while the refused call goes on; whether a tool
 //!   asks first is decided in one place.
+//! - `session`: a session driven over the protocol: turns, approvals as
+//!   events answered by operations, interrupt, lists, resume.
 //! - `cache`: an altered or foreign compiled artifact in the component cache
 //!   is rejected by its seal, recompiled and replaced, never run.
 
@@ -43,6 +45,7 @@ mod prompts;
 mod providers;
 mod router;
 mod sandbox;
+mod session;
 mod signatures;
 mod syntax;
 mod syntax_bounds;

@@ -3,6 +3,7 @@
 
 mod app;
 mod approval_mode;
+mod assembly;
 mod build;
 mod cache_audit;
 mod cli;

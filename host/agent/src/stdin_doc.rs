@@ -79,20 +79,30 @@ pub(crate) fn read(input: impl Read, cap: usize) -> std::io::Result<Option<Stdin
 }
 
 impl StdinDocument {
-    /// The task followed by the document, delimited and named `stdin`.
-    pub(crate) fn attach_to(&self, task: &str) -> String {
-        let mut out = format!("{task}\n\n<document name=\"stdin\">\n{}", self.text);
-        if !self.text.ends_with('\n') {
-            out.push('\n');
-        }
+    /// The document as the attachment of a turn, named `stdin` (with a
+    /// last line saying so when it was cut).
+    pub(crate) fn attachment(&self) -> agent_protocol::Attachment {
+        let mut content = self.text.clone();
         if let Some(total) = self.total {
-            out.push_str(&format!(
+            if !content.ends_with('\n') {
+                content.push('\n');
+            }
+            content.push_str(&format!(
                 "[cut: the first {} of {total} bytes of standard input are above]\n",
                 self.kept
             ));
         }
-        out.push_str("</document>");
-        out
+        agent_protocol::Attachment {
+            name: "stdin".into(),
+            content,
+        }
+    }
+
+    /// The task followed by the document, delimited and named `stdin`: the
+    /// message the model gets.
+    #[cfg(test)]
+    pub(crate) fn attach_to(&self, task: &str) -> String {
+        agent_core::session::with_attachments(task, &[self.attachment()])
     }
 
     /// The warning for stderr when the input was cut.

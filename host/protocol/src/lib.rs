@@ -14,11 +14,13 @@ mod agent_event;
 mod approval;
 mod channel;
 mod rows;
+mod summary;
 
 pub use agent_event::{AgentEvent, StopKind};
 pub use approval::{ApprovalAnswer, ApprovalKind, ApprovalRequest, DiffLine, ToolPreview};
 pub use channel::{Client, Server, channel};
 pub use rows::{PermissionRow, SessionRow, SkillRow};
+pub use summary::{DenialRow, SkillUseRow, ToolCallRow, TurnFailure, TurnSummary};
 
 use serde::{Deserialize, Serialize};
 
@@ -122,6 +124,21 @@ pub struct TurnComplete {
     pub stop: Option<StopKind>,
     /// Why it failed, in words for the user; `None` when it did not.
     pub error: Option<String>,
+    /// Where it failed, when it did.
+    pub failure: Option<TurnFailure>,
+    /// What the turn did, when it ran to a stop (`None` for a compaction).
+    pub summary: Option<TurnSummary>,
+}
+
+/// A turn is about to ask the model: what a renderer needs to know first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TurnStarted {
+    /// The recorded session the turn belongs to.
+    pub session_id: String,
+    /// Whether hooks or transforms may rewrite the model's text: then the
+    /// text deltas are not the answer, and each response's
+    /// [`AgentEvent::Final`] carries the rewritten text.
+    pub rewrites_output: bool,
 }
 
 /// What the agent tells a frontend.
@@ -142,6 +159,16 @@ pub enum Event {
     /// The agent waits for the user's answer; reply with [`Op::Approve`].
     /// Unanswered when the session shuts down counts as a denial.
     ApprovalRequested(ApprovalRequest),
+    /// The turn's setup is done; its [`Event::Agent`] events follow.
+    TurnStarted(TurnStarted),
+    /// Which skills are active in the turn and why, budgets, hooks,
+    /// transforms and constraint decisions, as lines (sent before
+    /// [`Event::TurnStarted`] when the session was built to report them:
+    /// `agent run --verbose`).
+    SetupReport {
+        /// The lines.
+        lines: Vec<String>,
+    },
     /// The running turn (or compaction) ended.
     TurnComplete(TurnComplete),
     /// A short message for the user (the result of [`Op::SetSkill`],

@@ -3,81 +3,18 @@
 use std::io::{IsTerminal, Read, Write};
 use std::time::Duration;
 
-use agent_config::{Config, ProviderKind};
-use std::sync::Arc;
-
-use agent_core::{
-    Agent, AgentEvent, ApprovalGate, RunLimits, RunOutcome, SessionLog, Setup, SetupInput,
-    StopKind, history_from_events,
+use agent_core::{AgentEvent, Session};
+use agent_manifest::Mode;
+use agent_protocol::{
+    ApprovalAnswer, Attachment, Client, Event, NoticeKind, Op, SkillUseRow, StopKind, TurnComplete,
+    TurnFailure, TurnSummary,
 };
-use agent_manifest::{Mode, Permission};
-use agent_policy::AllowList;
-use agent_providers::{
-    AnthropicProvider, OllamaProvider, OpenAiProvider, Provider, ProviderConfig,
-};
-use agent_runtime::Skill;
-use agent_store::NewSession;
 use anyhow::{Context, Result};
 
-use crate::app::{App, MAX_TOKENS};
-use crate::approval_mode::ModeGate;
-use crate::cli::{ProviderArgs, ProviderName, RunArgs, RunOutput, UsageError, exit};
+use crate::app::App;
+use crate::assembly::{Approval, Frontend, assemble, provider_for};
+use crate::cli::{RunArgs, RunOutput, UsageError, exit};
 use crate::stdin_doc::{self, STDIN_CAP};
-
-/// Approves tools that require approval without prompting: with `--yes`,
-/// for a skill named by `--approve-skills`, or when `--allow` grants the
-/// skill a permission it declares beyond `file:read`.
-pub(crate) struct HeadlessGate {
-    yes: bool,
-    /// `--approve-skills`.
-    approved: Vec<String>,
-    allow: AllowList,
-    skills: Vec<(String, Vec<Permission>)>,
-}
-
-impl HeadlessGate {
-    /// A gate for `skills` deciding from `--yes` and the `--allow` entries.
-    pub(crate) fn new(yes: bool, allow: AllowList, skills: &[Skill]) -> HeadlessGate {
-        HeadlessGate {
-            yes,
-            approved: Vec::new(),
-            allow,
-            skills: skills
-                .iter()
-                .map(|s| (s.name().to_string(), s.manifest.permissions.clone()))
-                .collect(),
-        }
-    }
-}
-
-impl HeadlessGate {
-    /// Also approve the tools of these skills (`--approve-skills`).
-    pub(crate) fn with_approved_skills(mut self, skills: &[String]) -> HeadlessGate {
-        self.approved = skills.to_vec();
-        self
-    }
-}
-
-impl ApprovalGate for HeadlessGate {
-    fn approve_tool(&self, skill: &str, _tool: &str, _input_json: &str) -> bool {
-        if self.yes || self.approved.iter().any(|s| s == skill) {
-            return true;
-        }
-        let declared = self
-            .skills
-            .iter()
-            .find(|(n, _)| n == skill)
-            .map(|(_, p)| p.as_slice())
-            .unwrap_or_default();
-        declared
-            .iter()
-            .any(|p| *p != Permission::FileRead && self.allow.names(skill, *p))
-    }
-
-    fn refusal(&self) -> String {
-        "this tool needs approval (grant its permission with --allow, or pass --yes)".into()
-    }
-}
 
 /// The skills `--approve-skills` names, each checked against the skills
 /// discovery finds (their manifests only; nothing is loaded).
@@ -102,38 +39,17 @@ fn approved_skills(app: &mut App, names: &[String]) -> Result<Vec<String>> {
     Ok(names.to_vec())
 }
 
-/// The gate of the headless commands: `agent.approval_mode` in front of
-/// [`HeadlessGate`] (`--yes` overrides the mode).
-pub(crate) fn headless_gate(
-    config: &Config,
-    yes: bool,
-    allow: AllowList,
-    skills: &[Skill],
-    approved: &[String],
-) -> Arc<dyn ApprovalGate> {
-    let mode = if yes {
-        agent_config::ApprovalMode::Prompt
-    } else {
-        config.agent.approval_mode
-    };
-    ModeGate::wrap(
-        mode,
-        Arc::new(HeadlessGate::new(yes, allow, skills).with_approved_skills(approved)),
-        "; pass --yes to approve them for this run",
-    )
-}
-
 /// Parses `120s`, `5m`, `500ms`, `1h` or plain seconds (the workspace's one
 /// duration syntax, [`agent_bounded::parse_duration`]).
 fn parse_duration(s: &str) -> Option<Duration> {
     agent_bounded::parse_duration(s, agent_bounded::BareNumber::Seconds).ok()
 }
 
-/// The task as given (for the session listing) and the message sent: with
-/// `--prompt` or `--file`, piped standard input is attached to it as a
-/// document named `stdin` (at most [`STDIN_CAP`] bytes, said so when cut); a
+/// The task as given (the session's title) and what is attached to it: with
+/// `--prompt` or `--file`, piped standard input is attached as a document
+/// named `stdin` (at most [`STDIN_CAP`] bytes, said so when cut); a
 /// terminal is never read.
-fn read_prompt(args: &RunArgs) -> Result<(String, String)> {
+fn read_prompt(args: &RunArgs) -> Result<(String, Vec<Attachment>)> {
     let given = if let Some(p) = &args.prompt {
         Some(p.clone())
     } else if let Some(f) = &args.file {
@@ -145,7 +61,7 @@ fn read_prompt(args: &RunArgs) -> Result<(String, String)> {
         None
     };
     let piped = !std::io::stdin().is_terminal();
-    let (task, message) = match given {
+    let (task, attachments) = match given {
         Some(task) => {
             let doc = if piped {
                 stdin_doc::read(std::io::stdin().lock(), STDIN_CAP)
@@ -158,10 +74,9 @@ fn read_prompt(args: &RunArgs) -> Result<(String, String)> {
                     if let Some(w) = doc.warning() {
                         eprintln!("{w}");
                     }
-                    let message = doc.attach_to(&task);
-                    (task, message)
+                    (task, vec![doc.attachment()])
                 }
-                None => (task.clone(), task),
+                None => (task, Vec::new()),
             }
         }
         None if piped => {
@@ -169,7 +84,7 @@ fn read_prompt(args: &RunArgs) -> Result<(String, String)> {
             std::io::stdin()
                 .read_to_string(&mut s)
                 .context("reading the task from standard input")?;
-            (s.clone(), s)
+            (s, Vec::new())
         }
         None => {
             return Err(UsageError(
@@ -181,83 +96,7 @@ fn read_prompt(args: &RunArgs) -> Result<(String, String)> {
     if task.trim().is_empty() {
         return Err(UsageError("the task is empty".into()).into());
     }
-    Ok((task, message))
-}
-
-pub(crate) fn provider_for(
-    args: &ProviderArgs,
-    config: &Config,
-) -> std::result::Result<(Arc<dyn Provider>, String, String), String> {
-    let kind = match args.provider {
-        Some(ProviderName::Anthropic) => ProviderKind::Anthropic,
-        Some(ProviderName::Openai) => ProviderKind::OpenAi,
-        Some(ProviderName::Ollama) => ProviderKind::Ollama,
-        None => config.provider.default,
-    };
-    let model = match &args.model {
-        Some(m) => m.clone(),
-        None if kind == config.provider.default => config.provider.effective_model().to_string(),
-        None => kind.default_model().to_string(),
-    };
-    let configured_base = match kind {
-        ProviderKind::Anthropic => &config.provider.anthropic.base_url,
-        ProviderKind::OpenAi => &config.provider.openai.base_url,
-        ProviderKind::Ollama => &config.provider.ollama.base_url,
-    };
-    let base = args
-        .base_url
-        .clone()
-        .unwrap_or_else(|| configured_base.clone());
-    let max_bytes = usize::try_from(config.provider.max_response_bytes).unwrap_or(usize::MAX);
-    // The environment variable, else the key file, else the key command.
-    let key = config.api_key(kind, |k| std::env::var(k).ok())?;
-    let with_key = |c: ProviderConfig| match &key {
-        Some(k) => c.api_key(k.clone()),
-        None => c,
-    };
-    let provider: Arc<dyn Provider> = match kind {
-        ProviderKind::Anthropic => Arc::new(
-            AnthropicProvider::new(
-                with_key(ProviderConfig::anthropic(&model))
-                    .base_url(base)
-                    .max_response_bytes(max_bytes),
-            )
-            .map_err(|e| e.to_string())?,
-        ),
-        ProviderKind::OpenAi => Arc::new(
-            OpenAiProvider::new(
-                with_key(ProviderConfig::openai(&model))
-                    .base_url(base)
-                    .max_response_bytes(max_bytes),
-            )
-            .map_err(|e| e.to_string())?,
-        ),
-        ProviderKind::Ollama => Arc::new(
-            OllamaProvider::new(
-                ProviderConfig::ollama(&model)
-                    .base_url(base)
-                    .max_response_bytes(max_bytes),
-            )
-            .map_err(|e| e.to_string())?,
-        ),
-    };
-    Ok((provider, kind.as_str().to_string(), model))
-}
-
-/// The loop's options from the configuration (shared by `agent run` and
-/// the TUI).
-pub(crate) fn run_options(config: &Config) -> agent_core::RunOptions {
-    agent_core::RunOptions {
-        context_budget: usize::try_from(config.agent.context_budget).unwrap_or(usize::MAX),
-        max_tool_calls_per_turn: usize::try_from(config.agent.max_tool_calls_per_turn)
-            .unwrap_or(usize::MAX),
-        max_invalid_tool_calls: config.agent.max_invalid_tool_calls,
-        ..agent_core::RunOptions::default()
-    }
-}
-
-pub(crate) fn block<F: std::future::Future>(f: F) -> F::Output {
-    tokio::task::block_in_place(|| tokio::runtime::Handle::current().block_on(f))
+    Ok((task, attachments))
 }
 
 pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
@@ -265,7 +104,7 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
     // ever waits for an answer on the terminal (the TUI is the interactive
     // mode).
     app.interactive = false;
-    let (task, prompt) = read_prompt(&args)?;
+    let (task, attachments) = read_prompt(&args)?;
     let config = app.config()?;
     let max_turns = args.max_turns.unwrap_or(config.agent.max_turns);
     if max_turns == 0 {
@@ -280,112 +119,70 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
         None => config.agent.timeout,
     };
     // Flags are checked before anything is set up or stored.
-    let allow = app.allowlist()?;
+    app.allowlist()?;
     app.approved_skills = approved_skills(app, &args.approve_skills)?;
-    let (provider, provider_name, model) = match provider_for(&args.provider_args, &config) {
+    let provider = match provider_for(&args.provider_args, &config) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("error: provider: {e}");
             return Ok(exit::PROVIDER);
         }
     };
-
     let store = app.store()?;
-    let project_root = app.project_root.clone();
-    let (session_id, history) = if args.resume.is_some() || args.last {
-        let meta = match &args.resume {
-            Some(id) => store.find_session(id)?,
-            None => store
-                .last_session(Some(&project_root))?
-                .ok_or_else(|| UsageError("--last: no session in this project yet".into()))?,
-        };
-        let events: Vec<serde_json::Value> = store
-            .events(&meta.id)?
-            .into_iter()
-            .map(|(_, v)| v)
-            .collect();
-        store.update_session(&meta.id, |m| {
-            m.status = agent_store::SessionStatus::Active;
-        })?;
-        (meta.id, history_from_events(&events))
+    let resume = if args.resume.is_some() || args.last {
+        Some(match &args.resume {
+            Some(id) => store.find_session(id)?.id,
+            None => {
+                store
+                    .last_session(Some(&app.project_root))?
+                    .ok_or_else(|| UsageError("--last: no session in this project yet".into()))?
+                    .id
+            }
+        })
     } else {
-        let meta = store.create_session(NewSession {
-            project_root: project_root.clone(),
-            model: model.clone(),
-            provider: provider_name.clone(),
-            first_message: Some(task),
-        })?;
-        (meta.id, Vec::new())
+        None
     };
-
-    let skills: Arc<Vec<Skill>> = Arc::new(app.load_all()?);
-    let explicit = app.explicit_skills(&skills);
-    let grants = app.grants()?;
-    let gate = headless_gate(&config, args.yes, allow, &skills, &app.approved_skills);
-    let runtime = app.runtime()?.clone();
-    let services = app.services(
-        "headless",
-        &skills,
-        gate.clone(),
-        Some((provider.clone(), &model)),
+    let parts = assemble(
+        app,
+        Frontend {
+            mode: Mode::Headless,
+            provider_args: args.provider_args.clone(),
+            provider,
+            approval: Approval::Headless {
+                yes: args.yes,
+                approved: app.approved_skills.clone(),
+            },
+            format: output_format(args.output).to_string(),
+            max_turns: Some(max_turns),
+            timeout: Some(timeout),
+            tools: args.tools.clone(),
+            report_setup: app.global.verbose,
+        },
     )?;
-    let (ctx, invoker) = (services.ctx, services.invoker);
-    let cwd = std::env::current_dir().unwrap_or_else(|_| project_root.clone());
-    let setup = block(agent_core::setup(&SetupInput {
-        runtime: &runtime,
-        ctx: &ctx,
-        skills: &skills,
-        project_root: &project_root,
-        cwd: &cwd,
-        user_message: &prompt,
-        mode: Mode::Headless,
-        explicit: &explicit,
-    }))?;
-    for w in &setup.warnings {
-        eprintln!("warning: {w}");
+    let client = Session::spawn(parts, tokio::runtime::Handle::current());
+    if let Some(id) = resume {
+        client.send(Op::Resume { id });
     }
-    if app.global.verbose {
-        print_setup(&setup, &skills);
-    }
-    invoker.set_constraints(setup.constraints.clone());
-    let tools = match &args.tools {
-        Some(wanted) => Some(crate::tool_names::resolve(wanted, &setup.tools)?),
-        None => None,
-    };
-    let limits = RunLimits { max_turns, timeout };
-    let agent = Agent::builder(provider, &runtime, ctx, &skills, gate.as_ref())
-        .model(&model)
-        .limits(limits)
-        .setup(setup)
-        .allowlist(tools)
-        .grants(grants)
-        .max_tokens(MAX_TOKENS)
-        .skill_usage(services.skill_usage)
-        .format(output_format(args.output))
-        .build();
-    // The skills' constraints may lower both limits; messages name the
-    // effective ones.
-    let RunLimits {
-        max_turns: turn_limit,
-        timeout: time_limit,
-    } = agent.effective_limits();
-    let rewrites = agent.rewrites_output();
-    let session = SessionLog {
-        store: store.clone(),
-        id: session_id.clone(),
-    };
-    let output = args.output;
-    let mut mid_line = false;
-    let mut sink = move |e: &AgentEvent| print_event(output, e, rewrites, &mut mid_line);
-    let options = run_options(&config);
-    let result = block(agent.run_with(history, &prompt, Some(session), &mut sink, options));
-    let outcome = match result {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("error: {e}");
+    client.send(Op::UserTurn {
+        text: task,
+        attachments,
+    });
+    let done = render(&client, args.output);
+    client.send(Op::Shutdown);
+    while client.recv().is_some_and(|e| e != Event::ShutdownComplete) {}
+    let done = done?;
+    let session_id = done.session_id;
+    let (stop, outcome) = match (done.failure, done.summary, done.stop) {
+        (None, Some(summary), Some(stop)) => (stop, summary),
+        (Some(TurnFailure::ToolFilter), ..) => {
+            return Err(UsageError(done.error.unwrap_or_default()).into());
+        }
+        (Some(TurnFailure::Model), ..) => {
+            eprintln!("error: {}", done.error.unwrap_or_default());
             eprintln!("session: {session_id}");
             return Ok(exit::PROVIDER);
         }
+        _ => return Err(anyhow::Error::msg(done.error.unwrap_or_default())),
     };
     for w in &outcome.warnings {
         eprintln!("warning: {w}");
@@ -397,18 +194,18 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
     // use was refused.
     for u in &outcome.skill_uses {
         if app.global.verbose || u.refused > 0 {
-            eprintln!("skill uses: {}", u.summary());
+            eprintln!("skill uses: {}", u.summary);
         }
     }
-    finish_output(output, &outcome, &session_id)?;
+    finish_output(args.output, stop, &outcome, &session_id)?;
     app.report_denials();
-    Ok(match outcome.stop {
+    Ok(match stop {
         StopKind::EndTurn => exit::OK,
         StopKind::MaxTurns | StopKind::Timeout | StopKind::Cancelled => {
-            let why = if outcome.stop == StopKind::MaxTurns {
-                format!("the turn limit ({turn_limit}) was reached")
+            let why = if stop == StopKind::MaxTurns {
+                format!("the turn limit ({}) was reached", outcome.max_turns)
             } else {
-                format!("the time limit ({time_limit:?}) was reached")
+                format!("the time limit ({:?}) was reached", outcome.timeout)
             };
             eprintln!("stopped: {why} (continue with `agent run --resume {session_id}`)");
             if outcome.denials.is_empty() {
@@ -420,10 +217,48 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
     })
 }
 
+/// Renders the session's events until the turn completes: the turn's
+/// events as they happen (see [`print_event`]), the setup's warnings and
+/// report on stderr.
+///
+/// # Errors
+/// The session could not resume the session asked for, or ended early.
+fn render(client: &Client, output: RunOutput) -> Result<TurnComplete> {
+    let mut rewrites = false;
+    let mut mid_line = false;
+    while let Some(event) = client.recv() {
+        match event {
+            Event::Agent(e) => print_event(output, &e, rewrites, &mut mid_line),
+            Event::TurnStarted(t) => rewrites = t.rewrites_output,
+            Event::Notice {
+                kind: NoticeKind::Warning,
+                text,
+            } => eprintln!("warning: {text}"),
+            Event::SetupReport { lines } => {
+                for line in lines {
+                    eprintln!("{line}");
+                }
+            }
+            // Headless approvals are decided inside the session; a question
+            // reaching this renderer is refused, never left waiting.
+            Event::ApprovalRequested(req) => {
+                client.send(Op::Approve {
+                    id: req.id,
+                    answer: ApprovalAnswer::Deny,
+                });
+            }
+            Event::Error { message, .. } => return Err(anyhow::Error::msg(message)),
+            Event::TurnComplete(done) => return Ok(done),
+            _ => {}
+        }
+    }
+    anyhow::bail!("the agent's session ended before the turn completed")
+}
+
 /// One line counting what the model got wrong in this run (tool calls
 /// whose arguments were not JSON, calls over the per-turn cap, answers that
 /// broke off), or `None` when it got nothing wrong.
-fn misbehaviour_summary(o: &RunOutcome) -> Option<String> {
+fn misbehaviour_summary(o: &TurnSummary) -> Option<String> {
     let mut parts = Vec::new();
     if o.invalid_tool_calls > 0 {
         parts.push(format!(
@@ -453,49 +288,6 @@ fn output_format(output: RunOutput) -> &'static str {
         RunOutput::Json => "json",
         RunOutput::Jsonl => "jsonl",
         RunOutput::Markdown => "markdown",
-    }
-}
-
-/// `--verbose`: which skills are active and why, prompt skills' budgets,
-/// hooks, transforms, and the constraint decisions with their reasons.
-fn print_setup(setup: &Setup, skills: &[Skill]) {
-    eprintln!("skills active in this run:");
-    for (skill, why) in &setup.activation.reasons {
-        eprintln!("  {skill}: {why}");
-    }
-    for (skill, why) in &setup.activation.problems {
-        eprintln!("  {skill}: NOT active: {why}");
-    }
-    for p in &setup.prompts {
-        eprintln!(
-            "prompt skill {}: {} of {} tokens ({} fragment(s){})",
-            p.skill,
-            p.tokens,
-            p.budget,
-            p.fragments.len(),
-            if p.dropped.is_empty() {
-                String::new()
-            } else {
-                format!("; trimmed: {}", p.dropped.join(", "))
-            }
-        );
-    }
-    for sub in setup.hooks.subscriptions() {
-        eprintln!(
-            "hook: {} on {} (priority {})",
-            sub.skill_name,
-            agent_core::hooks::phase_name(sub.phase),
-            sub.priority
-        );
-    }
-    for &i in &setup.transforms {
-        if let Some(s) = skills.get(i) {
-            eprintln!("transform: {}", s.name());
-        }
-    }
-    eprintln!("constraints:");
-    for line in setup.constraints.reasons() {
-        eprintln!("  {line}");
     }
 }
 
@@ -557,7 +349,12 @@ fn print_event(output: RunOutput, e: &AgentEvent, rewrites: bool, mid_line: &mut
     }
 }
 
-fn finish_output(output: RunOutput, o: &RunOutcome, session_id: &str) -> Result<()> {
+fn finish_output(
+    output: RunOutput,
+    stop: StopKind,
+    o: &TurnSummary,
+    session_id: &str,
+) -> Result<()> {
     match output {
         RunOutput::Text => println!(),
         RunOutput::Jsonl => {}
@@ -566,11 +363,11 @@ fn finish_output(output: RunOutput, o: &RunOutcome, session_id: &str) -> Result<
                 "session": session_id,
                 "text": o.text,
                 "turns": o.turns,
-                "stop": o.stop,
+                "stop": stop,
                 "usage": {"input_tokens": o.input_tokens, "output_tokens": o.output_tokens},
                 "tool_calls": o.tool_calls,
                 "denials": o.denials,
-                "skill_uses": o.skill_uses,
+                "skill_uses": skill_uses_json(&o.skill_uses),
                 "model_errors": {
                     "invalid_tool_calls": o.invalid_tool_calls,
                     "skipped_tool_calls": o.skipped_tool_calls,
@@ -604,7 +401,7 @@ fn finish_output(output: RunOutput, o: &RunOutcome, session_id: &str) -> Result<
             if !o.skill_uses.is_empty() {
                 println!("## Skill uses\n");
                 for u in &o.skill_uses {
-                    println!("- {}", u.summary());
+                    println!("- {}", u.summary);
                 }
                 println!();
             }
@@ -615,6 +412,21 @@ fn finish_output(output: RunOutput, o: &RunOutcome, session_id: &str) -> Result<
         }
     }
     Ok(())
+}
+
+/// The skills' uses as `--output json` has always given them.
+fn skill_uses_json(uses: &[SkillUseRow]) -> serde_json::Value {
+    uses.iter()
+        .map(|u| {
+            serde_json::json!({
+                "skill": u.skill,
+                "llm": u.llm,
+                "exec": u.exec,
+                "http": u.http,
+                "refused": u.refused,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

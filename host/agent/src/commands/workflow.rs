@@ -8,8 +8,8 @@ use agent_runtime::{ExportKind, Skill, SkillError, WorkflowSpec};
 use anyhow::{Result, bail};
 
 use crate::app::App;
+use crate::assembly::workflow_context;
 use crate::cli::{UsageError, WorkflowCommand, WorkflowRunArgs, exit};
-use crate::commands::run::{block, headless_gate, provider_for};
 
 pub fn run(app: &mut App, cmd: WorkflowCommand) -> Result<u8> {
     match cmd {
@@ -118,27 +118,8 @@ fn run_one(app: &mut App, args: WorkflowRunArgs) -> Result<u8> {
         return Err(UsageError(format!("--input for `{}`: {problem}", args.name)).into());
     }
 
-    let config = app.config()?;
-    let allow = app.allowlist()?;
-    let gate = headless_gate(&config, args.yes, allow, &skills, &[]);
     let runtime = app.runtime()?.clone();
-    // The model is only needed when the workflow asks for it; a provider
-    // that cannot be set up leaves `llm` unavailable with this reason.
-    let provider = match provider_for(&args.provider_args, &config) {
-        Ok((provider, _, model)) => Some((provider, model)),
-        Err(e) => {
-            tracing::debug!("no model for workflows: {e}");
-            None
-        }
-    };
-    let ctx = app
-        .services(
-            "cli",
-            &skills,
-            gate,
-            provider.as_ref().map(|(p, m)| (p.clone(), m.as_str())),
-        )?
-        .ctx;
+    let ctx = workflow_context(app, &skills, args.yes, &args.provider_args)?;
     let skill = &skills[index];
     let result = block(runtime.run_workflow(skill, &ctx, &spec.name, &input));
     app.report_denials();
@@ -179,4 +160,9 @@ fn run_one(app: &mut App, args: WorkflowRunArgs) -> Result<u8> {
         }
         Err(e) => bail!("workflow `{}/{}`: {e}", skill.name(), spec.name),
     }
+}
+
+/// Waits for `f` on the runtime the command runs in.
+fn block<F: std::future::Future>(f: F) -> F::Output {
+    tokio::task::block_in_place(|| tokio::runtime::Handle::current().block_on(f))
 }
