@@ -31,6 +31,10 @@ pub enum ApprovalKind {
         skill: String,
         /// The permission (`shell:exec`, `net:fetch`...).
         permission: String,
+        /// What the permission allows, in words for the user (`run
+        /// programs (no shell) inside the project`); empty when unknown.
+        #[serde(default)]
+        description: String,
         /// What it is used on, when it has a scope: the program for
         /// `shell:exec`, the URL for `net:fetch`.
         scope: Option<String>,

@@ -111,6 +111,7 @@ mod tests {
                 kind: ApprovalKind::Permission {
                     skill: "git-helper".into(),
                     permission: "shell:exec".into(),
+                    description: "run programs (no shell) inside the project".into(),
                     scope: Some("git".into()),
                     detail: "run git status".into(),
                 },
