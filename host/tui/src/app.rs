@@ -8,9 +8,7 @@ use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::Sender;
 
-use agent_protocol::{
-    AgentEvent, ApprovalAnswer, ApprovalRequest, Op, SessionRow, SkillRow,
-};
+use agent_protocol::{AgentEvent, ApprovalAnswer, ApprovalRequest, Op, SessionRow, SkillRow};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::text::Line;
 

@@ -404,13 +404,7 @@ pub fn question_lines(
     }
 }
 
-fn draw_question(
-    frame: &mut Frame<'_>,
-    theme: Theme,
-    q: &ApprovalKind,
-    choice: usize,
-    area: Rect,
-) {
+fn draw_question(frame: &mut Frame<'_>, theme: Theme, q: &ApprovalKind, choice: usize, area: Rect) {
     let width = area.width.saturating_sub(4).clamp(10, 90);
     let max_body = usize::from(area.height.saturating_sub(7)).max(3);
     let (title, lines) = question_lines(q, choice, width - 2, max_body, theme);

@@ -8,11 +8,9 @@ use agent_protocol::{
     AgentEvent, ApprovalAnswer, ApprovalKind, ApprovalRequest, DiffLine, Event, Op, StopKind,
     ToolPreview,
 };
-use agent_tui::theme::Theme;
 use agent_tui::UiMsg;
-use common::{
-    Harness, PLAIN, agent, agent_events, draw, permission_request, screen, terminal,
-};
+use agent_tui::theme::Theme;
+use common::{Harness, PLAIN, agent, agent_events, draw, permission_request, screen, terminal};
 use crossterm::event::{Event as TermEvent, KeyCode};
 use ratatui::style::Color;
 use serde_json::json;
@@ -229,7 +227,9 @@ fn the_skill_list() {
     h.key(KeyCode::Esc);
     assert!(h.app.modal.is_none());
     assert!(
-        h.seen.try_iter().all(|op| !matches!(op, Op::UserTurn { .. })),
+        h.seen
+            .try_iter()
+            .all(|op| !matches!(op, Op::UserTurn { .. })),
         "commands are not sent to the model"
     );
 }
@@ -239,8 +239,9 @@ fn prompts_attach_files_and_esc_cancels_a_running_turn() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.rs"), "fn a() {}\n").unwrap();
     let mut h = Harness::start(dir.path(), PLAIN, Vec::new(), agent(Vec::new()));
-    h.app
-        .handle(UiMsg::Term(TermEvent::Paste("explain @a.rs\nplease".into())));
+    h.app.handle(UiMsg::Term(TermEvent::Paste(
+        "explain @a.rs\nplease".into(),
+    )));
     h.key(KeyCode::Enter);
     assert_eq!(
         h.op(),

@@ -103,6 +103,14 @@ impl Harness {
         self.seen.recv_timeout(WAIT).expect("an op at the agent")
     }
 
+    /// The interface and its messages as [`agent_tui::run`] has them: the
+    /// agent's events forwarded into one `UiMsg` channel by a thread.
+    pub fn into_ui(self) -> (App, Receiver<UiMsg>, Receiver<Op>) {
+        let (tx, rx) = mpsc::channel();
+        agent_tui::term::spawn_events(self.events, tx);
+        (self.app, rx, self.seen)
+    }
+
     /// Presses `code`.
     pub fn key(&mut self, code: KeyCode) {
         self.app.handle(key(code));
