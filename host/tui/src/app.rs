@@ -123,6 +123,7 @@ impl App {
     pub fn handle(&mut self, msg: UiMsg) {
         match msg {
             UiMsg::Protocol(e) => self.event(e),
+            UiMsg::Disconnected if self.ended => {}
             UiMsg::Disconnected => {
                 self.ended = true;
                 self.transcript.running = false;

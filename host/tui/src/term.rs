@@ -23,6 +23,9 @@ use crate::{TuiOptions, UiMsg};
 /// running turn is cancelled first).
 pub const SHUTDOWN_WAIT: Duration = Duration::from_secs(2);
 
+/// How long the first frame waits for the session's `SessionConfigured`.
+const FIRST_EVENT_WAIT: Duration = Duration::from_secs(5);
+
 /// Puts the terminal back as it was. Safe to call more than once.
 pub fn restore() {
     let _ = disable_raw_mode();
@@ -107,9 +110,16 @@ pub fn spawn_events(events: Receiver<Event>, tx: Sender<UiMsg>) {
 /// When the terminal cannot be set up or written to.
 pub fn run(client: Client, options: TuiOptions) -> io::Result<Option<String>> {
     let (ops, events) = client.split();
+    let mut app = App::new(ops, &options.project_root, options.theme);
+    // The session's first event says what it runs with: wait for it (a
+    // moment) so that the first frame shows the model.
+    match events.recv_timeout(FIRST_EVENT_WAIT) {
+        Ok(e) => app.handle(UiMsg::Protocol(e)),
+        Err(RecvTimeoutError::Timeout) => {}
+        Err(RecvTimeoutError::Disconnected) => app.handle(UiMsg::Disconnected),
+    }
     let (tx, rx) = mpsc::channel();
     spawn_events(events, tx.clone());
-    let mut app = App::new(ops, &options.project_root, options.theme);
     let mut terminal = setup()?;
     let _guard = Guard;
     spawn_input(tx);
