@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use agent_protocol::{
     AgentEvent, ApprovalAnswer, ApprovalKind, ApprovalRequest, Event, Op, StopKind, ToolPreview,
-    TurnComplete, channel,
+    channel,
 };
 use agent_tui::UiMsg;
 use agent_tui::term::{shut_down, spawn_events};
@@ -287,11 +287,7 @@ fn quitting_denies_what_is_open_and_waits_for_the_shutdown() {
         PLAIN,
         vec![permission_request(8, "file:write", "")],
         |op: &Op| match op {
-            Op::Shutdown => vec![Event::TurnComplete(TurnComplete {
-                session_id: "s-42".into(),
-                stop: Some(StopKind::Cancelled),
-                error: None,
-            })],
+            Op::Shutdown => vec![common::turn_ended("s-42", StopKind::Cancelled)],
             _ => Vec::new(),
         },
     );

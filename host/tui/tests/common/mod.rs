@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use agent_protocol::{
     AgentEvent, ApprovalKind, ApprovalRequest, Event, NoticeKind, Op, PermissionRow, SkillRow,
-    StopKind, TurnComplete, channel,
+    StopKind, channel,
 };
 use agent_tui::app::App;
 use agent_tui::theme::Theme;
@@ -213,13 +213,17 @@ pub fn agent_events(events: &[AgentEvent]) -> Vec<Event> {
     events.iter().cloned().map(Event::Agent).collect()
 }
 
+/// The end of a turn in session `id`, stopped for `stop`. Built from its
+/// JSON as it crosses the seam, so that fields the agent adds (optional
+/// ones) do not change the tests.
+pub fn turn_ended(id: &str, stop: StopKind) -> Event {
+    let done = serde_json::json!({ "session_id": id, "stop": stop, "error": null });
+    Event::TurnComplete(serde_json::from_value(done).expect("a TurnComplete"))
+}
+
 /// The end of a turn in session `id`.
 pub fn turn_complete(id: &str) -> Event {
-    Event::TurnComplete(TurnComplete {
-        session_id: id.into(),
-        stop: Some(StopKind::EndTurn),
-        error: None,
-    })
+    turn_ended(id, StopKind::EndTurn)
 }
 
 /// A permission question.
