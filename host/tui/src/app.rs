@@ -1,114 +1,21 @@
 //! The interface's state and what each key and message does to it. The
-//! agent side is behind [`Backend`], so the whole interface runs in tests
-//! with a fake backend and ratatui's `TestBackend`.
+//! agent is at the other end of a protocol connection: the interface sends
+//! [`Op`]s and folds the [`agent_protocol::Event`]s that come back in
+//! ([`App::event`]), so the whole interface runs in tests against a
+//! scripted agent end and ratatui's `TestBackend`.
 
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::Sender;
 
-use agent_core::AgentEvent;
-use agent_policy::Answer;
+use agent_protocol::{AgentEvent, ApprovalAnswer, ApprovalRequest, Op, SessionRow, SkillRow};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::text::Line;
 
 use crate::UiMsg;
-use crate::approval::Ask;
 use crate::input::Editor;
 use crate::state::{NoticeKind, Transcript};
 use crate::theme::Theme;
-
-/// A skill, for `/skill list`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SkillRow {
-    /// Its name.
-    pub name: String,
-    /// Its version.
-    pub version: String,
-    /// Where it comes from (`builtin`, `user`, `project`...).
-    pub source: String,
-    /// `active`, `inactive`, `on` (activated with /skill activate), `off`.
-    pub state: String,
-    /// Its description.
-    pub description: String,
-}
-
-/// A stored permission decision, for `/permissions`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PermissionRow {
-    /// The skill.
-    pub skill: String,
-    /// The permission.
-    pub permission: String,
-    /// `always` or `deny`.
-    pub decision: String,
-}
-
-/// A recorded session, for `/resume`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SessionRow {
-    /// Its id.
-    pub id: String,
-    /// Its title (the first message).
-    pub title: String,
-    /// When it was last used.
-    pub updated: String,
-    /// Turns taken.
-    pub turns: u32,
-}
-
-/// The agent side of the interface. Turns run in the background: their
-/// events, questions and end come back as [`UiMsg`]s.
-pub trait Backend {
-    /// Starts a turn with `prompt`.
-    fn submit(&mut self, prompt: String);
-    /// Cancels the running turn, if any.
-    fn cancel(&mut self);
-    /// The model in use.
-    fn model(&self) -> String;
-    /// The context budget, in tokens.
-    fn context_budget(&self) -> u64;
-    /// Every loaded skill.
-    fn skills(&mut self) -> Vec<SkillRow>;
-    /// A skill's details, as lines of text.
-    ///
-    /// # Errors
-    /// When there is no such skill.
-    fn skill_info(&mut self, name: &str) -> Result<String, String>;
-    /// Activates (`true`) or deactivates a skill for the following turns.
-    ///
-    /// # Errors
-    /// When there is no such skill.
-    fn set_skill(&mut self, name: &str, active: bool) -> Result<String, String>;
-    /// The stored permission decisions.
-    ///
-    /// # Errors
-    /// When the store cannot be read.
-    fn permissions(&mut self) -> Result<Vec<PermissionRow>, String>;
-    /// Revokes stored decisions of `skill` (for `permission`, or all).
-    ///
-    /// # Errors
-    /// A bad permission name, or a store failure.
-    fn revoke(&mut self, skill: &str, permission: Option<&str>) -> Result<String, String>;
-    /// Switches the model for the following turns.
-    ///
-    /// # Errors
-    /// When the provider cannot be built for it.
-    fn set_model(&mut self, model: &str) -> Result<String, String>;
-    /// Starts a new conversation (a new session on the next prompt).
-    fn clear(&mut self);
-    /// Summarises the conversation so far to make room (in the background;
-    /// reports with a [`UiMsg::Notice`] and [`UiMsg::TurnDone`]).
-    fn compact(&mut self);
-    /// The sessions of this project, newest first.
-    ///
-    /// # Errors
-    /// When the store cannot be read.
-    fn sessions(&mut self) -> Result<Vec<SessionRow>, String>;
-    /// Continues session `id`; returns its events to show.
-    ///
-    /// # Errors
-    /// No such session, or a store failure.
-    fn resume(&mut self, id: &str) -> Result<Vec<AgentEvent>, String>;
-}
 
 /// A window over the transcript.
 #[derive(Debug, Clone)]
@@ -159,14 +66,15 @@ pub struct App {
     /// The prompt editor.
     pub editor: Editor,
     /// Questions waiting for the user, oldest first (the first is shown).
-    pub asks: VecDeque<Ask>,
+    pub asks: VecDeque<ApprovalRequest>,
     /// The highlighted answer of the shown question: 0 once, 1 always, 2 deny.
     pub choice: usize,
     /// A window over the transcript.
     pub modal: Option<Modal>,
     /// Lines scrolled up from the bottom of the transcript.
     pub scroll: usize,
-    /// The model, for the status line.
+    /// The model, for the status line (from `SessionConfigured`, then
+    /// `ModelChanged`).
     pub model: String,
     /// The context budget, for the status line.
     pub budget: u64,
@@ -174,6 +82,13 @@ pub struct App {
     pub quit: bool,
     /// The project root (`@path` attachments).
     pub project_root: PathBuf,
+    /// The last recorded session seen (a completed turn's, or a resumed
+    /// one's): the one to continue with `agent --resume`.
+    pub session: Option<String>,
+    /// Whether the agent's end has shut down (or gone).
+    pub ended: bool,
+    /// Where operations go.
+    ops: Sender<Op>,
     /// Rendered cells, by index: (text hash, width, lines).
     pub(crate) cache: HashMap<usize, (u64, u16, Vec<Line<'static>>)>,
 }
@@ -182,8 +97,9 @@ pub struct App {
 pub const MAX_ATTACHMENT: usize = 256 * 1024;
 
 impl App {
-    /// A fresh interface for `backend`'s model in `project_root`.
-    pub fn new(backend: &dyn Backend, project_root: &Path, theme: Theme) -> App {
+    /// A fresh interface in `project_root` that sends its operations to
+    /// `ops`. The model and the budget arrive with the session's first event.
+    pub fn new(ops: Sender<Op>, project_root: &Path, theme: Theme) -> App {
         App {
             theme,
             transcript: Transcript::default(),
@@ -192,37 +108,31 @@ impl App {
             choice: 0,
             modal: None,
             scroll: 0,
-            model: backend.model(),
-            budget: backend.context_budget(),
+            model: String::new(),
+            budget: 0,
             quit: false,
             project_root: project_root.to_path_buf(),
+            session: None,
+            ended: false,
+            ops,
             cache: HashMap::new(),
         }
     }
 
     /// Handles one message.
-    pub fn handle(&mut self, msg: UiMsg, backend: &mut dyn Backend) {
+    pub fn handle(&mut self, msg: UiMsg) {
         match msg {
-            UiMsg::Agent(e) => {
-                self.transcript.apply(&e);
-                if matches!(e, AgentEvent::User { .. }) {
-                    self.scroll = 0;
-                }
-            }
-            UiMsg::Ask(a) => {
-                if self.asks.is_empty() {
-                    self.choice = 0;
-                }
-                self.asks.push_back(a);
-            }
-            UiMsg::TurnDone(result) => {
+            UiMsg::Protocol(e) => self.event(e),
+            UiMsg::Disconnected if self.ended => {}
+            UiMsg::Disconnected => {
+                self.ended = true;
                 self.transcript.running = false;
-                if let Err(e) = result {
-                    self.transcript.notice(NoticeKind::Error, e);
-                }
+                self.transcript.notice(
+                    NoticeKind::Error,
+                    "the agent stopped; press Ctrl-D to leave".into(),
+                );
             }
-            UiMsg::Notice(kind, text) => self.transcript.notice(kind, text),
-            UiMsg::Term(Event::Key(k)) if k.kind != KeyEventKind::Release => self.key(k, backend),
+            UiMsg::Term(Event::Key(k)) if k.kind != KeyEventKind::Release => self.key(k),
             UiMsg::Term(Event::Paste(text)) => {
                 if self.asks.is_empty() && self.modal.is_none() {
                     self.editor.insert_str(&text);
@@ -232,28 +142,53 @@ impl App {
         }
     }
 
-    fn answer(&mut self, answer: Answer) {
-        if let Some(a) = self.asks.pop_front() {
-            let _ = a.reply.send(answer);
+    /// Sends `op` to the agent; says so when the agent is gone.
+    pub(crate) fn send(&mut self, op: Op) {
+        if self.ops.send(op).is_err() && !self.ended {
+            self.ended = true;
+            self.transcript.running = false;
+            self.transcript.notice(
+                NoticeKind::Error,
+                "the agent stopped; press Ctrl-D to leave".into(),
+            );
+        }
+    }
+
+    fn answer(&mut self, answer: ApprovalAnswer) {
+        if let Some(req) = self.asks.pop_front() {
+            self.send(Op::Approve { id: req.id, answer });
         }
         self.choice = 0;
     }
 
-    fn key(&mut self, k: KeyEvent, backend: &mut dyn Backend) {
+    /// Refuses every question still waiting (the interface is closing).
+    pub fn deny_pending(&mut self) {
+        while !self.asks.is_empty() {
+            self.answer(ApprovalAnswer::Deny);
+        }
+    }
+
+    fn key(&mut self, k: KeyEvent) {
         let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
         if !self.asks.is_empty() {
             match k.code {
                 KeyCode::Left | KeyCode::BackTab => self.choice = (self.choice + 2) % 3,
                 KeyCode::Right | KeyCode::Tab => self.choice = (self.choice + 1) % 3,
-                KeyCode::Char('o' | 'y' | '1') => self.answer(Answer::Once),
-                KeyCode::Char('a' | '2') => self.answer(Answer::Always),
-                KeyCode::Char('d' | 'n' | '3') | KeyCode::Esc => self.answer(Answer::Deny),
+                KeyCode::Char('o' | 'y' | '1') => self.answer(ApprovalAnswer::Once),
+                KeyCode::Char('a' | '2') => self.answer(ApprovalAnswer::Always),
+                KeyCode::Char('d' | 'n' | '3') | KeyCode::Esc => {
+                    self.answer(ApprovalAnswer::Deny);
+                }
                 KeyCode::Char('c') if ctrl => {
-                    self.answer(Answer::Deny);
-                    backend.cancel();
+                    self.answer(ApprovalAnswer::Deny);
+                    self.send(Op::Interrupt);
                 }
                 KeyCode::Enter => {
-                    let a = [Answer::Once, Answer::Always, Answer::Deny][self.choice.min(2)];
+                    let a = [
+                        ApprovalAnswer::Once,
+                        ApprovalAnswer::Always,
+                        ApprovalAnswer::Deny,
+                    ][self.choice.min(2)];
                     self.answer(a);
                 }
                 _ => {}
@@ -278,7 +213,7 @@ impl App {
                         let id = rows.get(*selected).map(|r| r.id.clone());
                         self.modal = None;
                         if let Some(id) = id {
-                            self.resume(&id, backend);
+                            self.send(Op::Resume { id });
                         }
                     }
                     _ => self.modal = None,
@@ -289,7 +224,7 @@ impl App {
         match k.code {
             KeyCode::Char('c') if ctrl => {
                 if self.transcript.running {
-                    backend.cancel();
+                    self.send(Op::Interrupt);
                 } else if !self.editor.is_empty() {
                     self.editor.take();
                 } else {
@@ -298,7 +233,7 @@ impl App {
             }
             KeyCode::Char('d') if ctrl && self.editor.is_empty() => self.quit = true,
             KeyCode::Esc if self.transcript.running => {
-                backend.cancel();
+                self.send(Op::Interrupt);
                 self.transcript
                     .notice(NoticeKind::Info, "cancelling…".into());
             }
@@ -309,7 +244,7 @@ impl App {
             {
                 self.editor.newline();
             }
-            KeyCode::Enter => self.submit(backend),
+            KeyCode::Enter => self.submit(),
             KeyCode::Char(c) if !ctrl => self.editor.insert(c),
             KeyCode::Backspace => self.editor.backspace(),
             KeyCode::Delete => self.editor.delete(),
@@ -325,13 +260,13 @@ impl App {
         }
     }
 
-    fn submit(&mut self, backend: &mut dyn Backend) {
+    fn submit(&mut self) {
         if self.editor.text().trim().is_empty() {
             return;
         }
         if self.editor.text().trim_start().starts_with('/') {
             let line = self.editor.take();
-            self.command(line.trim(), backend);
+            self.command(line.trim());
             return;
         }
         if self.transcript.running {
@@ -342,10 +277,16 @@ impl App {
             return;
         }
         let text = self.editor.take();
+        // The files stay inline in the message: the model receives the same
+        // bytes as before, and the recorded `user` event carries them, which
+        // is how the transcript (and a resumed session) shows "@ path attached".
         let prompt = self.attach(&text);
         self.transcript.running = true;
         self.scroll = 0;
-        backend.submit(prompt);
+        self.send(Op::UserTurn {
+            text: prompt,
+            attachments: Vec::new(),
+        });
     }
 
     /// Appends the content of each `@path` naming a file of the project.
@@ -389,7 +330,7 @@ impl App {
         prompt
     }
 
-    fn text_modal(&mut self, title: &str, text: &str) {
+    pub(crate) fn text_modal(&mut self, title: &str, text: &str) {
         self.modal = Some(Modal::Text {
             title: title.to_string(),
             lines: text.lines().map(str::to_string).collect(),
@@ -397,24 +338,22 @@ impl App {
         });
     }
 
-    fn resume(&mut self, id: &str, backend: &mut dyn Backend) {
-        match backend.resume(id) {
-            Ok(events) => {
-                self.transcript = Transcript::default();
-                self.cache.clear();
-                for e in &events {
-                    self.transcript.apply(e);
-                }
-                self.transcript.running = false;
-                self.transcript
-                    .notice(NoticeKind::Info, format!("resumed session {id}"));
-            }
-            Err(e) => self.transcript.notice(NoticeKind::Error, e),
+    /// Replaces the transcript with a resumed session's events.
+    pub(crate) fn resumed(&mut self, id: &str, events: &[AgentEvent]) {
+        self.transcript = Transcript::default();
+        self.cache.clear();
+        for e in events {
+            self.transcript.apply(e);
         }
+        self.transcript.running = false;
+        self.transcript
+            .notice(NoticeKind::Info, format!("resumed session {id}"));
+        self.session = Some(id.to_string());
     }
 
-    /// Runs a slash command.
-    pub fn command(&mut self, line: &str, backend: &mut dyn Backend) {
+    /// Runs a slash command: what the interface knows itself is answered
+    /// here, the rest is an [`Op`] whose answer arrives as an event.
+    pub fn command(&mut self, line: &str) {
         let words: Vec<&str> = line.split_whitespace().collect();
         let busy = |app: &mut App| {
             app.transcript.notice(
@@ -425,58 +364,33 @@ impl App {
         match words.as_slice() {
             ["/quit" | "/exit" | "/q"] => self.quit = true,
             ["/help" | "/?"] => self.text_modal("Help", HELP),
-            ["/skill" | "/skills"] | ["/skill" | "/skills", "list"] => {
-                let rows = backend.skills();
-                self.text_modal("Skills", &skill_table(&rows));
+            ["/skill" | "/skills"] | ["/skill" | "/skills", "list"] => self.send(Op::ListSkills),
+            ["/skill", "info", name] => self.send(Op::SkillInfo {
+                name: name.to_string(),
+            }),
+            ["/skill", verb @ ("activate" | "deactivate"), name] => self.send(Op::SetSkill {
+                name: name.to_string(),
+                active: *verb == "activate",
+            }),
+            ["/permissions"] | ["/permissions", "view" | "list"] => {
+                self.send(Op::ListPermissions);
             }
-            ["/skill", "info", name] => match backend.skill_info(name) {
-                Ok(text) => self.text_modal(&format!("Skill {name}"), &text),
-                Err(e) => self.transcript.notice(NoticeKind::Error, e),
-            },
-            ["/skill", verb @ ("activate" | "deactivate"), name] => {
-                match backend.set_skill(name, *verb == "activate") {
-                    Ok(m) => self.transcript.notice(NoticeKind::Info, m),
-                    Err(e) => self.transcript.notice(NoticeKind::Error, e),
-                }
-            }
-            ["/permissions"] | ["/permissions", "view" | "list"] => match backend.permissions() {
-                Ok(rows) if rows.is_empty() => self.text_modal(
-                    "Permissions",
-                    "No stored decisions: skills are asked on first use.",
-                ),
-                Ok(rows) => {
-                    let mut text = format!("{:<24} {:<18} decision\n", "skill", "permission");
-                    for r in rows {
-                        text.push_str(&format!(
-                            "{:<24} {:<18} {}\n",
-                            r.skill, r.permission, r.decision
-                        ));
-                    }
-                    text.push_str("\n/permissions revoke SKILL [PERMISSION] forgets a decision.");
-                    self.text_modal("Permissions", &text);
-                }
-                Err(e) => self.transcript.notice(NoticeKind::Error, e),
-            },
             ["/permissions", "revoke", skill, rest @ ..] if rest.len() <= 1 => {
-                match backend.revoke(skill, rest.first().copied()) {
-                    Ok(m) => self.transcript.notice(NoticeKind::Info, m),
-                    Err(e) => self.transcript.notice(NoticeKind::Error, e),
-                }
+                self.send(Op::Revoke {
+                    skill: skill.to_string(),
+                    permission: rest.first().map(|p| p.to_string()),
+                });
             }
             ["/model"] => {
                 let m = format!("model: {}", self.model);
                 self.transcript.notice(NoticeKind::Info, m);
             }
-            ["/model", name] => match backend.set_model(name) {
-                Ok(m) => {
-                    self.model = backend.model();
-                    self.transcript.notice(NoticeKind::Info, m);
-                }
-                Err(e) => self.transcript.notice(NoticeKind::Error, e),
-            },
+            ["/model", name] => self.send(Op::SetModel {
+                model: name.to_string(),
+            }),
             ["/clear"] if self.transcript.running => busy(self),
             ["/clear"] => {
-                backend.clear();
+                self.send(Op::NewConversation);
                 self.transcript = Transcript::default();
                 self.cache.clear();
                 self.scroll = 0;
@@ -484,18 +398,11 @@ impl App {
             ["/compact"] if self.transcript.running => busy(self),
             ["/compact"] => {
                 self.transcript.running = true;
-                backend.compact();
+                self.send(Op::Compact);
             }
             ["/resume", ..] if self.transcript.running => busy(self),
-            ["/resume", id] => self.resume(id, backend),
-            ["/resume"] => match backend.sessions() {
-                Ok(rows) if rows.is_empty() => self.transcript.notice(
-                    NoticeKind::Info,
-                    "no earlier session in this project".into(),
-                ),
-                Ok(rows) => self.modal = Some(Modal::Sessions { rows, selected: 0 }),
-                Err(e) => self.transcript.notice(NoticeKind::Error, e),
-            },
+            ["/resume", id] => self.send(Op::Resume { id: id.to_string() }),
+            ["/resume"] => self.send(Op::ListSessions),
             _ => self.transcript.notice(
                 NoticeKind::Error,
                 format!("unknown command `{line}` (/help lists them)"),
@@ -516,5 +423,22 @@ pub fn skill_table(rows: &[SkillRow]) -> String {
             r.name, r.version, r.source, r.state, r.description
         ));
     }
+    text
+}
+
+/// The stored permission decisions as a table (or a sentence when there
+/// are none).
+pub fn permission_table(rows: &[agent_protocol::PermissionRow]) -> String {
+    if rows.is_empty() {
+        return "No stored decisions: skills are asked on first use.".into();
+    }
+    let mut text = format!("{:<24} {:<18} decision\n", "skill", "permission");
+    for r in rows {
+        text.push_str(&format!(
+            "{:<24} {:<18} {}\n",
+            r.skill, r.permission, r.decision
+        ));
+    }
+    text.push_str("\n/permissions revoke SKILL [PERMISSION] forgets a decision.");
     text
 }

@@ -1,20 +1,22 @@
 //! `agent-tui`: the interactive terminal interface of `agent`.
 //!
-//! It renders the core's event stream ([`agent_core::AgentEvent`], the same
-//! events the headless JSONL carries) as a transcript: Markdown with
+//! A frontend of the agent-protocol seam and nothing else: it sends
+//! [`agent_protocol::Op`]s and renders the [`agent_protocol::Event`]s that
+//! come back. The running turn's [`agent_protocol::AgentEvent`]s (the same
+//! events the headless JSONL carries) become a transcript: Markdown with
 //! highlighted code blocks ([`markdown`], [`highlight`]), tool calls as cells
-//! with their skill, input and result, diffs of edits and writes before they
-//! are approved ([`diff`]). Questions from the core — a skill's first use of
-//! a permission, a tool that requires approval — arrive through
-//! [`approval::TuiApprover`] and [`approval::TuiGate`] and are answered in
-//! dialogs. The agent itself sits behind [`app::Backend`]; [`term::run`]
-//! drives a real terminal, tests drive [`app::App`] with ratatui's
-//! `TestBackend`.
+//! with their skill, input and result. Questions — a skill's first use of a
+//! permission, a tool that requires approval with its diff ([`diff`]) or
+//! command line — arrive as [`agent_protocol::Event::ApprovalRequested`] and
+//! are answered in a dialog with an [`agent_protocol::Op::Approve`].
+//!
+//! [`run`] drives a real terminal; tests drive [`app::App`] with ratatui's
+//! `TestBackend` against a scripted agent end on the protocol's `Server`.
 #![deny(missing_docs)]
 
 pub mod app;
-pub mod approval;
 pub mod diff;
+mod events;
 pub mod highlight;
 pub mod input;
 pub mod markdown;
@@ -23,23 +25,27 @@ pub mod term;
 pub mod theme;
 pub mod ui;
 
-pub use app::{App, Backend, PermissionRow, SessionRow, SkillRow};
-pub use approval::{Ask, Question, TuiApprover, TuiGate};
+pub use app::App;
+pub use term::run;
 pub use theme::Theme;
 
-use agent_core::AgentEvent;
+/// How [`run`] shows the interface.
+#[derive(Debug, Clone)]
+pub struct TuiOptions {
+    /// The project root: `@path` attachments are read under it.
+    pub project_root: std::path::PathBuf,
+    /// Styles.
+    pub theme: Theme,
+}
 
 /// What the interface reacts to.
 #[derive(Debug)]
 pub enum UiMsg {
     /// A terminal event: a key, a paste, a resize.
     Term(crossterm::event::Event),
-    /// An event of the running turn.
-    Agent(AgentEvent),
-    /// A question for the user.
-    Ask(Ask),
-    /// The running turn (or `/compact`) ended; `Err` says why it failed.
-    TurnDone(Result<(), String>),
-    /// A note to show.
-    Notice(state::NoticeKind, String),
+    /// An event from the agent.
+    Protocol(agent_protocol::Event),
+    /// The agent's end of the connection is gone (without a
+    /// `ShutdownComplete`).
+    Disconnected,
 }

@@ -2,7 +2,7 @@
 //! the status line shows. The same events the headless JSONL carries, so the
 //! two front ends cannot drift.
 
-use agent_core::{AgentEvent, StopKind};
+use agent_protocol::{AgentEvent, StopKind};
 use serde_json::Value;
 
 /// One block of the transcript.

@@ -3,7 +3,7 @@
 
 use std::hash::{Hash, Hasher};
 
-use agent_policy::ApprovalRequest;
+use agent_protocol::{ApprovalKind, ToolPreview};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::style::Modifier;
@@ -12,8 +12,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use unicode_width::UnicodeWidthStr;
 
 use crate::app::{App, Modal};
-use crate::approval::Question;
-use crate::diff::{Preview, render_diff};
+use crate::diff::render_diff;
 use crate::markdown::{self, wrap};
 use crate::state::{Cell, NoticeKind, input_summary, result_summary};
 use crate::theme::{Role, Theme};
@@ -32,7 +31,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &mut App) {
     draw_input(frame, app, input);
     draw_status(frame, app, status);
     if let Some(ask) = app.asks.front() {
-        let question = ask.question.clone();
+        let question = ask.kind.clone();
         draw_question(frame, app.theme, &question, app.choice, area);
     } else if let Some(modal) = &app.modal {
         draw_modal(frame, app.theme, modal, area);
@@ -312,24 +311,29 @@ fn field(label: &str, value: String, theme: Theme) -> Line<'static> {
 
 /// The lines of a question's dialog, `width` columns inside its frame.
 pub fn question_lines(
-    q: &Question,
+    q: &ApprovalKind,
     choice: usize,
     width: u16,
     max_body: usize,
     theme: Theme,
 ) -> (String, Vec<Line<'static>>) {
     match q {
-        Question::Permission(ApprovalRequest {
+        ApprovalKind::Permission {
             skill,
             permission,
+            description,
             scope,
             detail,
-        }) => {
+        } => {
             let mut lines = vec![
                 field("Skill", skill.clone(), theme),
                 field(
                     "Permission",
-                    format!("{permission} — {}", permission.describe()),
+                    if description.is_empty() {
+                        permission.clone()
+                    } else {
+                        format!("{permission} — {description}")
+                    },
                     theme,
                 ),
                 field(
@@ -353,26 +357,28 @@ pub fn question_lines(
             lines = wrap(lines, width);
             (format!(" Permission requested by {skill} "), lines)
         }
-        Question::Tool {
+        ApprovalKind::Tool {
             skill,
             tool,
             preview,
         } => {
             let mut body: Vec<Line<'static>> = match preview {
-                Preview::Diff {
+                ToolPreview::Diff {
                     path,
                     new_file,
                     lines,
                 } => render_diff(path, *new_file, lines, theme),
-                Preview::Command(c) => vec![
+                ToolPreview::Command { line } => vec![
                     Line::from(Span::styled("Command:", theme.style(Role::Dim))),
-                    Line::from(Span::styled(format!("$ {c}"), theme.style(Role::Code))),
+                    Line::from(Span::styled(format!("$ {line}"), theme.style(Role::Code))),
                 ],
-                Preview::Problem(p) => vec![Line::from(Span::styled(
-                    p.clone(),
+                ToolPreview::Problem { message } => vec![Line::from(Span::styled(
+                    message.clone(),
                     theme.style(Role::Warning),
                 ))],
-                Preview::Input(i) => i.lines().map(|l| Line::from(l.to_string())).collect(),
+                ToolPreview::Input { json } => {
+                    json.lines().map(|l| Line::from(l.to_string())).collect()
+                }
             };
             body = wrap(body, width);
             if body.len() > max_body {
@@ -398,7 +404,7 @@ pub fn question_lines(
     }
 }
 
-fn draw_question(frame: &mut Frame<'_>, theme: Theme, q: &Question, choice: usize, area: Rect) {
+fn draw_question(frame: &mut Frame<'_>, theme: Theme, q: &ApprovalKind, choice: usize, area: Rect) {
     let width = area.width.saturating_sub(4).clamp(10, 90);
     let max_body = usize::from(area.height.saturating_sub(7)).max(3);
     let (title, lines) = question_lines(q, choice, width - 2, max_body, theme);

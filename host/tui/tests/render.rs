@@ -1,136 +1,19 @@
 //! The interface drawn on ratatui's `TestBackend`: snapshots of the screens
-//! the issue names, at 80×24, and the answers dialogs send back.
+//! the issue names, at 80×24, and the answers dialogs send back — all over
+//! the protocol, against a scripted agent end (`common`).
 
-use std::sync::mpsc::channel;
+mod common;
 
-use agent_core::{AgentEvent, StopKind};
-use agent_manifest::Permission;
-use agent_policy::{Answer, ApprovalRequest, Approver};
-use agent_tui::app::{App, Backend, PermissionRow, SessionRow, SkillRow};
-use agent_tui::approval::{Ask, Question, TuiApprover};
-use agent_tui::diff::preview;
+use agent_protocol::{
+    AgentEvent, ApprovalAnswer, ApprovalKind, ApprovalRequest, DiffLine, Event, Op, StopKind,
+    ToolPreview,
+};
+use agent_tui::UiMsg;
 use agent_tui::theme::Theme;
-use agent_tui::{UiMsg, ui};
-use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+use common::{Harness, PLAIN, agent, agent_events, draw, permission_request, screen, terminal};
+use crossterm::event::{Event as TermEvent, KeyCode};
 use ratatui::style::Color;
 use serde_json::json;
-
-#[derive(Default)]
-struct Fake {
-    submitted: Vec<String>,
-    cancelled: usize,
-    revoked: Vec<(String, Option<String>)>,
-}
-
-impl Backend for Fake {
-    fn submit(&mut self, prompt: String) {
-        self.submitted.push(prompt);
-    }
-    fn cancel(&mut self) {
-        self.cancelled += 1;
-    }
-    fn model(&self) -> String {
-        "anthropic/test-model".into()
-    }
-    fn context_budget(&self) -> u64 {
-        100_000
-    }
-    fn skills(&mut self) -> Vec<SkillRow> {
-        vec![
-            SkillRow {
-                name: "core-tools".into(),
-                version: "0.1.0".into(),
-                source: "builtin".into(),
-                state: "active".into(),
-                description: "Read, write and edit project files".into(),
-            },
-            SkillRow {
-                name: "git".into(),
-                version: "0.1.0".into(),
-                source: "builtin".into(),
-                state: "-".into(),
-                description: "Git status, diff and log".into(),
-            },
-            SkillRow {
-                name: "code-review".into(),
-                version: "1.2.0".into(),
-                source: "user".into(),
-                state: "off".into(),
-                description: "Reviews diffs".into(),
-            },
-        ]
-    }
-    fn skill_info(&mut self, name: &str) -> Result<String, String> {
-        Err(format!("no skill named `{name}`"))
-    }
-    fn set_skill(&mut self, name: &str, active: bool) -> Result<String, String> {
-        Ok(format!("{name} {active}"))
-    }
-    fn permissions(&mut self) -> Result<Vec<PermissionRow>, String> {
-        Ok(vec![PermissionRow {
-            skill: "core-tools".into(),
-            permission: "file:write".into(),
-            decision: "always".into(),
-        }])
-    }
-    fn revoke(&mut self, skill: &str, permission: Option<&str>) -> Result<String, String> {
-        self.revoked
-            .push((skill.to_string(), permission.map(str::to_string)));
-        Ok("revoked".into())
-    }
-    fn set_model(&mut self, model: &str) -> Result<String, String> {
-        Ok(model.to_string())
-    }
-    fn clear(&mut self) {}
-    fn compact(&mut self) {}
-    fn sessions(&mut self) -> Result<Vec<SessionRow>, String> {
-        Ok(Vec::new())
-    }
-    fn resume(&mut self, id: &str) -> Result<Vec<AgentEvent>, String> {
-        Err(format!("no session {id}"))
-    }
-}
-
-const PLAIN: Theme = Theme { color: false };
-
-fn app(fake: &Fake, theme: Theme) -> App {
-    App::new(fake, std::path::Path::new("."), theme)
-}
-
-fn terminal(w: u16, h: u16) -> Terminal<TestBackend> {
-    Terminal::new(TestBackend::new(w, h)).expect("terminal")
-}
-
-fn draw(term: &mut Terminal<TestBackend>, app: &mut App) -> String {
-    term.draw(|f| ui::draw(f, app)).expect("draw");
-    let buf = term.backend().buffer();
-    let mut out = String::new();
-    for y in 0..buf.area.height {
-        let mut line = String::new();
-        for x in 0..buf.area.width {
-            line.push_str(buf[(x, y)].symbol());
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
-}
-
-fn screen(app: &mut App) -> String {
-    draw(&mut terminal(80, 24), app)
-}
-
-fn key(code: KeyCode) -> UiMsg {
-    UiMsg::Term(Event::Key(KeyEvent::new(code, KeyModifiers::NONE)))
-}
-
-fn feed(app: &mut App, fake: &mut Fake, events: &[AgentEvent]) {
-    for e in events {
-        app.handle(UiMsg::Agent(e.clone()), fake);
-    }
-}
 
 fn streamed_answer() -> Vec<AgentEvent> {
     let mut events = vec![
@@ -154,42 +37,45 @@ fn streamed_answer() -> Vec<AgentEvent> {
     events
 }
 
+/// The streamed answer, sent by the agent when the user asks.
+fn asked(theme: Theme, turn: Vec<Event>) -> Harness {
+    let mut h = Harness::start(std::path::Path::new("."), theme, Vec::new(), agent(turn));
+    h.enter("How do I print in Rust?");
+    assert!(matches!(h.op(), Op::UserTurn { .. }));
+    h
+}
+
 #[test]
 fn a_streamed_answer_with_a_code_block() {
-    let mut fake = Fake::default();
-    let mut a = app(&fake, PLAIN);
-    let events = streamed_answer();
+    let mut turn = agent_events(&streamed_answer());
+    turn.extend(agent_events(&[
+        AgentEvent::Usage {
+            input_tokens: 1234,
+            output_tokens: 56,
+        },
+        AgentEvent::Final {
+            text: String::new(),
+            turns: 1,
+            stop: StopKind::EndTurn,
+        },
+    ]));
+    turn.push(common::turn_complete("s-1"));
+    let mut h = asked(PLAIN, turn);
     // Mid-stream: the fence is still open and already drawn as code.
-    feed(&mut a, &mut fake, &events[..5]);
-    let mid = screen(&mut a);
+    h.pump(5);
+    let mid = screen(&mut h.app);
     assert!(mid.contains("│ fn main() {"), "{mid}");
     assert!(mid.contains("running"), "{mid}");
-    feed(&mut a, &mut fake, &events[5..]);
-    feed(
-        &mut a,
-        &mut fake,
-        &[
-            AgentEvent::Usage {
-                input_tokens: 1234,
-                output_tokens: 56,
-            },
-            AgentEvent::Final {
-                text: String::new(),
-                turns: 1,
-                stop: StopKind::EndTurn,
-            },
-        ],
-    );
-    insta::assert_snapshot!("streamed_answer", screen(&mut a));
+    h.settle();
+    insta::assert_snapshot!("streamed_answer", screen(&mut h.app));
 }
 
 #[test]
 fn code_is_highlighted_in_colour_and_not_under_no_color() {
-    let mut fake = Fake::default();
-    let mut a = app(&fake, Theme { color: true });
-    feed(&mut a, &mut fake, &streamed_answer());
+    let mut h = asked(Theme { color: true }, agent_events(&streamed_answer()));
+    h.settle();
     let mut term = terminal(80, 24);
-    let text = draw(&mut term, &mut a);
+    let text = draw(&mut term, &mut h.app);
     let (y, line) = text
         .lines()
         .enumerate()
@@ -201,10 +87,10 @@ fn code_is_highlighted_in_colour_and_not_under_no_color() {
     let comment_y = y as u16 - 1;
     assert_eq!(buf[(2, comment_y)].fg, Color::DarkGray, "comment colour");
 
-    let mut plain = app(&fake, PLAIN);
-    feed(&mut plain, &mut fake, &streamed_answer());
+    let mut plain = asked(PLAIN, agent_events(&streamed_answer()));
+    plain.settle();
     let mut term = terminal(80, 24);
-    draw(&mut term, &mut plain);
+    draw(&mut term, &mut plain.app);
     let buf = term.backend().buffer();
     assert!(
         buf.content()
@@ -216,131 +102,134 @@ fn code_is_highlighted_in_colour_and_not_under_no_color() {
 
 #[test]
 fn a_tool_call() {
-    let mut fake = Fake::default();
-    let mut a = app(&fake, PLAIN);
-    feed(
-        &mut a,
-        &mut fake,
-        &[
-            AgentEvent::User {
-                text: "What is in notes.txt?".into(),
-            },
-            AgentEvent::TurnStart { turn: 1 },
-            AgentEvent::ToolCall {
-                id: "t1".into(),
-                skill: "core-tools".into(),
-                tool: "read_file".into(),
-                name: "read_file".into(),
-                input: json!({"path": "notes.txt"}),
-            },
-            AgentEvent::ToolResult {
-                id: "t1".into(),
-                output: "hello world\nsecond line\nthird line".into(),
-                is_error: false,
-            },
-            AgentEvent::ToolCall {
-                id: "t2".into(),
-                skill: "core-tools".into(),
-                tool: "exec".into(),
-                name: "exec".into(),
-                input: json!({"program": "cargo", "args": ["test"]}),
-            },
-            AgentEvent::Approval {
-                tool: "exec".into(),
-                approved: false,
-                reason: "denied by the user".into(),
-            },
-            AgentEvent::ToolResult {
-                id: "t2".into(),
-                output: "tool `exec` was not run".into(),
-                is_error: true,
-            },
-            AgentEvent::ToolCall {
-                id: "t3".into(),
-                skill: "core-tools".into(),
-                tool: "search".into(),
-                name: "search".into(),
-                input: json!({"pattern": "TODO"}),
-            },
+    let mut h = Harness::with_turn(agent_events(&[
+        AgentEvent::User {
+            text: "What is in notes.txt?".into(),
+        },
+        AgentEvent::TurnStart { turn: 1 },
+        AgentEvent::ToolCall {
+            id: "t1".into(),
+            skill: "core-tools".into(),
+            tool: "read_file".into(),
+            name: "read_file".into(),
+            input: json!({"path": "notes.txt"}),
+        },
+        AgentEvent::ToolResult {
+            id: "t1".into(),
+            output: "hello world\nsecond line\nthird line".into(),
+            is_error: false,
+        },
+        AgentEvent::ToolCall {
+            id: "t2".into(),
+            skill: "core-tools".into(),
+            tool: "exec".into(),
+            name: "exec".into(),
+            input: json!({"program": "cargo", "args": ["test"]}),
+        },
+        AgentEvent::Approval {
+            tool: "exec".into(),
+            approved: false,
+            reason: "denied by the user".into(),
+        },
+        AgentEvent::ToolResult {
+            id: "t2".into(),
+            output: "tool `exec` was not run".into(),
+            is_error: true,
+        },
+        AgentEvent::ToolCall {
+            id: "t3".into(),
+            skill: "core-tools".into(),
+            tool: "search".into(),
+            name: "search".into(),
+            input: json!({"pattern": "TODO"}),
+        },
+    ]));
+    h.round_trip("What is in notes.txt?");
+    insta::assert_snapshot!("tool_call", screen(&mut h.app));
+}
+
+/// The diff of `notes.txt` ("# Notes\nhello world\nsee you\n") with
+/// "world" → "agent", as the agent computes it before the edit runs.
+fn notes_edit() -> ToolPreview {
+    ToolPreview::Diff {
+        path: "notes.txt".into(),
+        new_file: false,
+        lines: vec![
+            DiffLine::Hunk("@@ -1,3 +1,3 @@".into()),
+            DiffLine::Same(1, 1, "# Notes".into()),
+            DiffLine::Removed(2, "hello world".into()),
+            DiffLine::Added(2, "hello agent".into()),
+            DiffLine::Same(3, 3, "see you".into()),
         ],
-    );
-    insta::assert_snapshot!("tool_call", screen(&mut a));
+    }
 }
 
 #[test]
 fn a_diff_approval_and_its_answer() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("notes.txt"),
-        "# Notes\nhello world\nsee you\n",
-    )
-    .unwrap();
-    let mut fake = Fake::default();
-    let mut a = app(&fake, PLAIN);
-    a.handle(
-        UiMsg::Agent(AgentEvent::User {
+    let mut h = Harness::with_turn(vec![
+        Event::Agent(AgentEvent::User {
             text: "Greet the agent in notes.txt".into(),
         }),
-        &mut fake,
-    );
-    let (reply, answer) = channel();
-    a.handle(
-        UiMsg::Ask(Ask {
-            question: Question::Tool {
+        Event::ApprovalRequested(ApprovalRequest {
+            id: 3,
+            kind: ApprovalKind::Tool {
                 skill: "core-tools".into(),
                 tool: "edit".into(),
-                preview: preview(
-                    dir.path(),
-                    "core-tools",
-                    "edit",
-                    r#"{"path":"notes.txt","old":"world","new":"agent"}"#,
-                ),
+                preview: notes_edit(),
             },
-            reply,
         }),
-        &mut fake,
+    ]);
+    h.round_trip("Greet the agent in notes.txt");
+    insta::assert_snapshot!("diff_approval", screen(&mut h.app));
+    h.key(KeyCode::Char('o'));
+    assert_eq!(
+        h.op(),
+        Op::Approve {
+            id: 3,
+            answer: ApprovalAnswer::Once
+        }
     );
-    insta::assert_snapshot!("diff_approval", screen(&mut a));
-    a.handle(key(KeyCode::Char('o')), &mut fake);
-    assert_eq!(answer.recv().unwrap(), Answer::Once);
-    assert!(a.asks.is_empty());
+    assert!(h.app.asks.is_empty());
 }
 
 #[test]
-fn a_permission_dialog_answered_through_the_approver() {
-    let mut fake = Fake::default();
-    let mut a = app(&fake, PLAIN);
-    let (tx, rx) = channel();
-    let approver = TuiApprover::new(tx);
-    // The core asks from its own thread and blocks until the user answers.
-    let asking = std::thread::spawn(move || {
-        approver.ask(&ApprovalRequest {
-            skill: "core-tools".into(),
-            permission: Permission::FileWrite,
-            scope: None,
-            detail: "write /project/notes.txt".into(),
-        })
-    });
-    let msg = rx.recv().unwrap();
-    a.handle(msg, &mut fake);
-    a.handle(key(KeyCode::Right), &mut fake);
-    let shown = screen(&mut a);
+fn a_permission_dialog_answered_with_an_approve_op() {
+    // The agent asks from its side, unprompted by a key.
+    let mut h = Harness::start(
+        std::path::Path::new("."),
+        PLAIN,
+        vec![permission_request(
+            9,
+            "file:write",
+            "create, change and delete files inside the project",
+        )],
+        agent(Vec::new()),
+    );
+    h.pump(1);
+    h.key(KeyCode::Right);
+    let shown = screen(&mut h.app);
     insta::assert_snapshot!("permission_dialog", shown);
-    a.handle(key(KeyCode::Enter), &mut fake);
-    assert_eq!(asking.join().unwrap(), Answer::Always);
+    h.key(KeyCode::Enter);
+    assert_eq!(
+        h.op(),
+        Op::Approve {
+            id: 9,
+            answer: ApprovalAnswer::Always
+        }
+    );
 }
 
 #[test]
 fn the_skill_list() {
-    let mut fake = Fake::default();
-    let mut a = app(&fake, PLAIN);
-    a.editor.insert_str("/skill list");
-    a.handle(key(KeyCode::Enter), &mut fake);
-    insta::assert_snapshot!("skill_list", screen(&mut a));
-    a.handle(key(KeyCode::Esc), &mut fake);
-    assert!(a.modal.is_none());
+    let mut h = Harness::with_turn(Vec::new());
+    assert_eq!(h.round_trip("/skill list"), Op::ListSkills);
+    insta::assert_snapshot!("skill_list", screen(&mut h.app));
+    h.key(KeyCode::Esc);
+    assert!(h.app.modal.is_none());
     assert!(
-        fake.submitted.is_empty(),
+        h.seen
+            .try_iter()
+            .all(|op| !matches!(op, Op::UserTurn { .. })),
         "commands are not sent to the model"
     );
 }
@@ -349,51 +238,50 @@ fn the_skill_list() {
 fn prompts_attach_files_and_esc_cancels_a_running_turn() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.rs"), "fn a() {}\n").unwrap();
-    let mut fake = Fake::default();
-    let mut a = App::new(&fake, dir.path(), PLAIN);
-    a.handle(
-        UiMsg::Term(Event::Paste("explain @a.rs\nplease".into())),
-        &mut fake,
-    );
-    a.handle(key(KeyCode::Enter), &mut fake);
+    let mut h = Harness::start(dir.path(), PLAIN, Vec::new(), agent(Vec::new()));
+    h.app.handle(UiMsg::Term(TermEvent::Paste(
+        "explain @a.rs\nplease".into(),
+    )));
+    h.key(KeyCode::Enter);
     assert_eq!(
-        fake.submitted,
-        vec!["explain @a.rs\nplease\n\n<file path=\"a.rs\">\nfn a() {}\n</file>".to_string()]
+        h.op(),
+        Op::UserTurn {
+            text: "explain @a.rs\nplease\n\n<file path=\"a.rs\">\nfn a() {}\n</file>".into(),
+            attachments: Vec::new(),
+        }
     );
-    assert!(a.transcript.running);
-    a.handle(key(KeyCode::Esc), &mut fake);
-    assert_eq!(fake.cancelled, 1);
-    a.editor
-        .insert_str("/permissions revoke core-tools file:write");
-    a.handle(key(KeyCode::Enter), &mut fake);
+    assert!(h.app.transcript.running);
+    h.key(KeyCode::Esc);
+    assert_eq!(h.op(), Op::Interrupt);
     assert_eq!(
-        fake.revoked,
-        vec![("core-tools".to_string(), Some("file:write".to_string()))]
+        h.round_trip("/permissions revoke core-tools file:write"),
+        Op::Revoke {
+            skill: "core-tools".into(),
+            permission: Some("file:write".into()),
+        }
     );
 }
 
 #[test]
 fn small_and_resized_terminals_draw_without_panicking() {
-    let mut fake = Fake::default();
-    let mut a = app(&fake, PLAIN);
-    feed(&mut a, &mut fake, &streamed_answer());
-    let (reply, _answer) = channel();
-    a.handle(
-        UiMsg::Ask(Ask {
-            question: Question::Permission(ApprovalRequest {
-                skill: "core-tools".into(),
-                permission: Permission::ShellExec,
-                scope: Some("git".into()),
-                detail: "run git status".into(),
-            }),
-            reply,
-        }),
-        &mut fake,
-    );
+    let mut turn = agent_events(&streamed_answer());
+    turn.push(Event::ApprovalRequested(ApprovalRequest {
+        id: 1,
+        kind: ApprovalKind::Permission {
+            skill: "core-tools".into(),
+            permission: "shell:exec".into(),
+            description: "run programs (no shell) inside the project".into(),
+            scope: Some("git".into()),
+            detail: "run git status".into(),
+        },
+    }));
+    let mut h = asked(PLAIN, turn);
+    h.settle();
     let mut term = terminal(80, 24);
-    for (w, h) in [(80, 24), (20, 6), (120, 40), (40, 12), (1, 1)] {
-        term.backend_mut().resize(w, h);
-        term.resize(ratatui::layout::Rect::new(0, 0, w, h)).unwrap();
-        draw(&mut term, &mut a);
+    for (w, h2) in [(80, 24), (20, 6), (120, 40), (40, 12), (1, 1)] {
+        term.backend_mut().resize(w, h2);
+        term.resize(ratatui::layout::Rect::new(0, 0, w, h2))
+            .unwrap();
+        draw(&mut term, &mut h.app);
     }
 }
