@@ -34,8 +34,8 @@ pub mod prompt;
 pub mod router;
 mod run;
 mod services;
-mod session_log;
 pub mod session;
+mod session_log;
 pub mod setup;
 mod tools;
 mod turn;
@@ -51,8 +51,8 @@ pub use outcome::{
 pub use prompt::{BASE_INSTRUCTIONS, system_prompt};
 pub use router::{ApprovalGate, requires_approval};
 pub use services::{Invoker, ProviderLlm, SkillUsage};
-pub use session_log::SessionLog;
 pub use session::{Session, SessionOptions, SessionParts};
+pub use session_log::SessionLog;
 pub use setup::{Setup, SetupInput, setup};
 pub use tools::{AgentTool, collect_tools};
 

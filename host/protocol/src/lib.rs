@@ -127,7 +127,7 @@ pub struct TurnComplete {
     /// Where it failed, when it did.
     pub failure: Option<TurnFailure>,
     /// What the turn did, when it ran to a stop (`None` for a compaction).
-    pub summary: Option<TurnSummary>,
+    pub summary: Option<Box<TurnSummary>>,
 }
 
 /// A turn is about to ask the model: what a renderer needs to know first.

@@ -90,7 +90,7 @@ impl Session {
                     stop: Some(outcome.stop),
                     error: None,
                     failure: None,
-                    summary: Some(summary(outcome, limits)),
+                    summary: Some(Box::new(summary(outcome, limits))),
                 },
                 Err(f) => TurnComplete {
                     session_id: id,
