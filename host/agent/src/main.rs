@@ -10,10 +10,12 @@ mod cli;
 mod commands;
 mod error_chain;
 mod headless;
+mod index_access;
 mod listing;
 mod scaffold;
 mod shadow;
 mod stdin_doc;
+mod table;
 mod tool_names;
 
 use std::process::ExitCode;
@@ -125,7 +127,7 @@ async fn run_with_app(
         Command::Config(cmd) => commands::config::run(&mut app, cmd),
         Command::Run(args) => commands::run::run(&mut app, args),
         Command::Sessions(cmd) => commands::sessions::run(&mut app, cmd),
-        Command::Workflow(cmd) => commands::workflow::run(&mut app, cmd),
+        Command::Workflow(cmd) => commands::workflow::run(&mut app, cmd).await,
         Command::Registry(cmd) => commands::registry::registry(&mut app, cmd),
         Command::SecurityAudit(args) => commands::security::run(&mut app, args).await,
         Command::Doctor(args) => commands::doctor::run(&mut app, args),

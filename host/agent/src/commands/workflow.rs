@@ -11,15 +11,15 @@ use crate::app::App;
 use crate::assembly::workflow_context;
 use crate::cli::{UsageError, WorkflowCommand, WorkflowRunArgs, exit};
 
-pub fn run(app: &mut App, cmd: WorkflowCommand) -> Result<u8> {
+pub async fn run(app: &mut App, cmd: WorkflowCommand) -> Result<u8> {
     match cmd {
-        WorkflowCommand::List => list(app),
-        WorkflowCommand::Run(args) => run_one(app, args),
+        WorkflowCommand::List => list(app).await,
+        WorkflowCommand::Run(args) => run_one(app, args).await,
     }
 }
 
 /// Every workflow of every loaded workflow skill, with its skill's index.
-fn workflows(app: &mut App, skills: &[Skill]) -> Result<Vec<(usize, WorkflowSpec)>> {
+async fn workflows(app: &mut App, skills: &[Skill]) -> Result<Vec<(usize, WorkflowSpec)>> {
     let ctx = app.call_context("cli")?;
     let runtime = app.runtime()?.clone();
     let mut out = Vec::new();
@@ -27,7 +27,7 @@ fn workflows(app: &mut App, skills: &[Skill]) -> Result<Vec<(usize, WorkflowSpec
         if !skill.exports(ExportKind::Workflow) {
             continue;
         }
-        match block(runtime.list_workflows(skill, &ctx)) {
+        match runtime.list_workflows(skill, &ctx).await {
             Ok(specs) => out.extend(specs.into_iter().map(|s| (i, s))),
             Err(e) => eprintln!("warning: listing the workflows of `{}`: {e}", skill.name()),
         }
@@ -35,9 +35,9 @@ fn workflows(app: &mut App, skills: &[Skill]) -> Result<Vec<(usize, WorkflowSpec
     Ok(out)
 }
 
-fn list(app: &mut App) -> Result<u8> {
+async fn list(app: &mut App) -> Result<u8> {
     let skills = app.load_all()?;
-    let found = workflows(app, &skills)?;
+    let found = workflows(app, &skills).await?;
     if found.is_empty() {
         println!("no workflow skills are loaded (see `agent skill list`)");
         return Ok(exit::OK);
@@ -72,10 +72,10 @@ fn read_input(args: &WorkflowRunArgs) -> Result<String> {
     }
 }
 
-fn run_one(app: &mut App, args: WorkflowRunArgs) -> Result<u8> {
+async fn run_one(app: &mut App, args: WorkflowRunArgs) -> Result<u8> {
     let input = read_input(&args)?;
     let skills = Arc::new(app.load_all()?);
-    let found = workflows(app, &skills)?;
+    let found = workflows(app, &skills).await?;
     let (skill_filter, name) = match args.name.split_once('/') {
         Some((s, n)) => (Some(s), n),
         None => (None, args.name.as_str()),
@@ -121,7 +121,7 @@ fn run_one(app: &mut App, args: WorkflowRunArgs) -> Result<u8> {
     let runtime = app.runtime()?.clone();
     let ctx = workflow_context(app, &skills, args.yes, &args.provider_args)?;
     let skill = &skills[index];
-    let result = block(runtime.run_workflow(skill, &ctx, &spec.name, &input));
+    let result = runtime.run_workflow(skill, &ctx, &spec.name, &input).await;
     app.report_denials();
     match result {
         Ok((Ok(output), logs)) => {
@@ -160,9 +160,4 @@ fn run_one(app: &mut App, args: WorkflowRunArgs) -> Result<u8> {
         }
         Err(e) => bail!("workflow `{}/{}`: {e}", skill.name(), spec.name),
     }
-}
-
-/// Waits for `f` on the runtime the command runs in.
-fn block<F: std::future::Future>(f: F) -> F::Output {
-    tokio::task::block_in_place(|| tokio::runtime::Handle::current().block_on(f))
 }
