@@ -45,20 +45,33 @@ fn populate(path: &Path) {
     }
 }
 
-/// Writes zeros over four 4 KiB pages in the middle of the file.
-fn zero_pages(path: &Path) -> u64 {
-    let len = std::fs::metadata(path).expect("db").len();
-    let start = (len / 2) & !4095;
-    let end = start + 4 * 4096;
+/// Writes zeros over every 4 KiB page holding a core-tools grant, the session "task 30" or
+/// one of its events: damage in three tables, wherever the allocator put them (zeroing a fixed
+/// offset hit redb's table directory on some runs, and then nothing at all was readable).
+/// Returns how many pages were zeroed.
+fn zero_pages(path: &Path) -> usize {
+    let bytes = std::fs::read(path).expect("db");
+    let markers: [&[u8]; 3] = [b"core-tools", b"task 30\"", b"\"30/7 "];
+    let pages: Vec<usize> = bytes
+        .chunks(4096)
+        .enumerate()
+        .filter(|(_, page)| {
+            markers
+                .iter()
+                .any(|m| page.windows(m.len()).any(|w| w == *m))
+        })
+        .map(|(i, _)| i)
+        .collect();
     let mut f = std::fs::OpenOptions::new()
         .write(true)
         .open(path)
         .expect("open");
-    f.seek(SeekFrom::Start(start)).expect("seek");
-    f.write_all(&vec![0u8; (end - start) as usize])
-        .expect("zero");
+    for &i in &pages {
+        f.seek(SeekFrom::Start(i as u64 * 4096)).expect("seek");
+        f.write_all(&[0u8; 4096]).expect("zero");
+    }
     f.sync_all().expect("sync");
-    (end - start) / 4096
+    pages.len()
 }
 
 fn signed_skill(sb: &Sandbox, name: &str) -> String {
