@@ -215,6 +215,7 @@ pub fn text(output: &Output) -> (String, String) {
     )
 }
 pub mod model_server;
+pub mod mcp_http;
 
 /// Copies directory `from` into `to`, recursively (created as needed).
 pub fn copy_tree(from: &Path, to: &Path) {

@@ -3,6 +3,7 @@
 mod exercise;
 mod inspect;
 mod install;
+mod mcp_rows;
 mod permissions;
 mod sign;
 
@@ -88,8 +89,9 @@ fn list(app: &mut App, format: Format) -> Result<u8> {
         .iter()
         .map(|s| permission_status(&s.package.manifest, Some(&store), &allow, app.interactive))
         .collect::<Result<Vec<Vec<(Permission, String)>>, _>>()?;
+    let mcp = mcp_rows::mcp_rows(app, &store, &allow)?;
     if format == Format::Json {
-        let rows: Vec<serde_json::Value> = skills
+        let mut rows: Vec<serde_json::Value> = skills
             .iter()
             .zip(&statuses)
             .map(|(s, perms)| {
@@ -107,6 +109,7 @@ fn list(app: &mut App, format: Format) -> Result<u8> {
                 })
             })
             .collect();
+        rows.extend(mcp.iter().map(mcp_rows::McpRow::json));
         println!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(exit::OK);
     }
@@ -136,6 +139,7 @@ fn list(app: &mut App, format: Format) -> Result<u8> {
             perms,
         ]);
     }
+    table.extend(mcp.iter().map(mcp_rows::McpRow::cells));
     crate::table::print_table(&table);
     Ok(exit::OK)
 }
