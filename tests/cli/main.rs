@@ -777,3 +777,6 @@ pub(crate) fn run_jsonl<'a>(url: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     args.extend_from_slice(extra);
     args
 }
+
+// MCP servers (issue 20, item 1): config.toml and .mcp.json, grants, real npm servers, failures.
+mod mcp;

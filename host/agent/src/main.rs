@@ -13,6 +13,7 @@ mod headless;
 mod index_access;
 mod listing;
 mod mcp_servers;
+mod mcp_tools;
 mod scaffold;
 mod shadow;
 mod stdin_doc;
@@ -87,6 +88,8 @@ fn main() -> ExitCode {
         }
     };
     let result = runtime.block_on(run(cli));
+    // No MCP server outlives the command that started it.
+    mcp_servers::stop_all();
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {

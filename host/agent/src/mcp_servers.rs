@@ -42,3 +42,33 @@ pub fn grant_status(app: &mut App, spec: &ServerSpec) -> Result<String> {
         },
     )
 }
+
+/// Every hub this process made, stopped by [`stop_all`] when the command ends (a session's
+/// parts may still be dropping on the session's thread when `main` returns).
+static HUBS: std::sync::Mutex<Vec<Arc<McpHub>>> = std::sync::Mutex::new(Vec::new());
+
+/// The source of MCP tools for a session's turns (`None` without servers): the hub is made
+/// with the session's grants, so its starts ask the session's approver.
+pub fn source(app: &mut App) -> Result<Option<Arc<dyn agent_core::HostToolSource>>> {
+    let hub = hub(app)?;
+    if hub.specs().is_empty() {
+        return Ok(None);
+    }
+    HUBS.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .push(hub.clone());
+    let grants = app.grants()?.grants().clone();
+    Ok(Some(Arc::new(crate::mcp_tools::McpSource::new(hub, grants))))
+}
+
+/// Stops every server still running (their process groups killed).
+pub fn stop_all() {
+    let hubs = std::mem::take(
+        &mut *HUBS
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    );
+    for hub in hubs {
+        hub.kill_all();
+    }
+}

@@ -200,6 +200,15 @@ impl McpHub {
         }
     }
 
+    /// Stops every running server now, without waiting (for the end of a process).
+    pub fn kill_all(&self) {
+        if let Ok(mut running) = self.running.try_lock() {
+            for (_, c) in running.drain() {
+                c.kill();
+            }
+        }
+    }
+
     /// Stops every running server (also done when the hub is dropped).
     pub async fn shutdown(&self) {
         let mut running = self.running.lock().await;
