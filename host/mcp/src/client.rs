@@ -15,7 +15,7 @@ use rmcp::{ServiceError, ServiceExt};
 use serde_json::Value;
 use tokio::io::AsyncReadExt;
 
-use crate::spec::{ServerSpec, Transport, expand};
+use crate::spec::{EnvValue, ServerSpec, Transport, expand};
 use crate::McpError;
 
 /// How long a server may take and how much it may send.
@@ -147,10 +147,19 @@ impl Connection {
                 };
                 let program = resolve_program(command, env("PATH"), &dir).map_err(&fail)?;
                 let mut values = Vec::new();
-                for (k, template) in vars {
-                    let v = expand(template, &|n| env(n))
-                        .map_err(|m| fail(format!("env {k}: {m}")))?;
-                    values.push((k.clone(), v));
+                for (k, value) in vars {
+                    match value {
+                        EnvValue::Inherit => {
+                            if let Some(v) = env(k) {
+                                values.push((k.clone(), v));
+                            }
+                        }
+                        EnvValue::Template(template) => {
+                            let v = expand(template, &|n| env(n))
+                                .map_err(|m| fail(format!("env {k}: {m}")))?;
+                            values.push((k.clone(), v));
+                        }
+                    }
                 }
                 let mut cmd = tokio::process::Command::new(&program);
                 cmd.args(args)

@@ -19,7 +19,7 @@ pub mod spec;
 pub use client::{CallOutput, Connection, EnvLookup, Limits, ToolInfo};
 pub use error::McpError;
 pub use hub::McpHub;
-pub use spec::{ServerSpec, Source, Transport, servers, skill_name};
+pub use spec::{EnvValue, ServerSpec, Source, Transport, servers, skill_name};
 
 /// The name the model sees for `tool` of `server`: the tool's own name, or `server__tool`
 /// when another server (or an existing tool) already uses it.

@@ -37,8 +37,8 @@ pub enum Transport {
         command: String,
         /// Its arguments.
         args: Vec<String>,
-        /// Its whole environment: name → value template (`${VAR}` read from the agent's).
-        env: Vec<(String, String)>,
+        /// Its whole environment: each variable and where its value comes from.
+        env: Vec<(String, EnvValue)>,
         /// Its working directory (relative to the project).
         cwd: Option<PathBuf>,
     },
@@ -49,6 +49,16 @@ pub enum Transport {
         /// Headers: name → value template.
         headers: Vec<(String, String)>,
     },
+}
+
+/// Where a stdio server's variable comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EnvValue {
+    /// The agent's variable of the same name, when set (config.toml's `env = [NAME]`).
+    Inherit,
+    /// A value with `${VAR}` read from the agent's environment (`.mcp.json`'s `env` map);
+    /// a variable it names that is not set is an error.
+    Template(String),
 }
 
 /// One MCP server.
@@ -135,7 +145,7 @@ fn from_config(name: &str, s: &McpServerConfig) -> ServerSpec {
         (Some(command), _) => Transport::Stdio {
             command: command.clone(),
             args: s.args.clone(),
-            env: s.env.iter().map(|n| (n.clone(), format!("${{{n}}}"))).collect(),
+            env: s.env.iter().map(|n| (n.clone(), EnvValue::Inherit)).collect(),
             cwd: s.cwd.clone(),
         },
         (None, url) => Transport::Http {
@@ -218,7 +228,11 @@ pub fn dot_mcp_json(file: &Path) -> Result<Vec<ServerSpec>, McpError> {
             (Some(command), None) if !http => Transport::Stdio {
                 command,
                 args: s.args,
-                env: s.env.into_iter().collect(),
+                env: s
+                    .env
+                    .into_iter()
+                    .map(|(k, v)| (k, EnvValue::Template(v)))
+                    .collect(),
                 cwd: s.cwd,
             },
             (None, Some(url)) if url.starts_with("http://") || url.starts_with("https://") => {

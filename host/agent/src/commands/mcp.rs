@@ -311,7 +311,8 @@ fn add(
     let path = app.paths.config_file();
     let before = read_config(&path)?;
     write_checked(&path, &before, &format!("{before}{text}"))?;
-    let spec = mcp_servers::specs(app)?
+    let written = agent_config::Config::load(&path, |k| std::env::var(k).ok())?;
+    let spec = agent_mcp::servers(&written.mcp, &app.project_root)?
         .into_iter()
         .find(|s| s.name == name)
         .context("the server just added")?;
