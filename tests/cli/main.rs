@@ -780,3 +780,6 @@ pub(crate) fn run_jsonl<'a>(url: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
 
 // MCP servers (issue 20, item 1): config.toml and .mcp.json, grants, real npm servers, failures.
 mod mcp;
+
+// MCP tools in a model turn.
+mod mcp_run;
