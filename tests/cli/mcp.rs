@@ -115,8 +115,14 @@ fn a_project_mcp_json_is_listed_and_never_started_without_a_grant() {
         fixture.contains("not granted (--allow mcp:fixture/shell:exec:node)"),
         "{fixture}"
     );
-    let remote = out.lines().find(|l| l.starts_with("remote ")).expect("remote row");
-    assert!(remote.contains("net:fetch:https://mcp.example.com"), "{remote}");
+    let remote = out
+        .lines()
+        .find(|l| l.starts_with("remote "))
+        .expect("remote row");
+    assert!(
+        remote.contains("net:fetch:https://mcp.example.com"),
+        "{remote}"
+    );
 
     // `agent skill list` shows each server as a skill of its own kind.
     let skills = ok(&sb.agent(&["skill", "list"]));
@@ -168,7 +174,10 @@ fn server_everything_lists_its_tools_with_schemas_and_answers_a_call() {
         .and_then(|t| t.iter().find(|t| t["name"] == "echo"))
         .unwrap_or_else(|| panic!("no echo tool: {out}"));
     assert_eq!(echo["input_schema"]["type"], "object", "{echo}");
-    assert!(echo["input_schema"]["properties"]["message"].is_object(), "{echo}");
+    assert!(
+        echo["input_schema"]["properties"]["message"].is_object(),
+        "{echo}"
+    );
 
     let started = Instant::now();
     let out = ok(&sb.agent(&[
@@ -248,7 +257,15 @@ fn an_http_server_needs_net_fetch_and_gets_its_header_from_a_named_variable() {
     assert!(stdout.contains("\"required\":[\"a\",\"b\"]"), "{stdout}");
 
     let out = sb
-        .agent_cmd(&["mcp", "call", "calc", "add", "--input", r#"{"a":2,"b":40}"#, &allow])
+        .agent_cmd(&[
+            "mcp",
+            "call",
+            "calc",
+            "add",
+            "--input",
+            r#"{"a":2,"b":40}"#,
+            &allow,
+        ])
         .env("CALC_TOKEN", "s3cret")
         .output()
         .expect("agent");
@@ -256,7 +273,15 @@ fn an_http_server_needs_net_fetch_and_gets_its_header_from_a_named_variable() {
     assert_eq!(server.calls(), 1);
 
     // Without the variable the server is not contacted with a made-up header.
-    let out = sb.agent(&["mcp", "call", "calc", "add", "--input", r#"{"a":1,"b":1}"#, &allow]);
+    let out = sb.agent(&[
+        "mcp",
+        "call",
+        "calc",
+        "add",
+        "--input",
+        r#"{"a":1,"b":1}"#,
+        &allow,
+    ]);
     assert_eq!(code(&out), 1, "{:?}", text(&out));
     assert!(
         text(&out).1.contains("the variable CALC_TOKEN is not set"),
@@ -294,7 +319,10 @@ fn a_server_killed_mid_call_ends_the_call_with_an_error() {
         .spawn()
         .expect("agent");
     while !mark.exists() {
-        assert!(started.elapsed() < Duration::from_secs(30), "the call never reached the server");
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the call never reached the server"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     let pid = read_pid(&mark);
@@ -314,7 +342,10 @@ fn a_server_killed_mid_call_ends_the_call_with_an_error() {
         text(&out)
     );
     let log = audit(&sb);
-    assert!(log.contains("error: MCP server `bad` closed the connection"), "{log}");
+    assert!(
+        log.contains("error: MCP server `bad` closed the connection"),
+        "{log}"
+    );
 }
 
 #[test]
@@ -345,7 +376,10 @@ fn a_server_that_never_answers_times_out_and_is_stopped() {
         "{:?}",
         text(&out)
     );
-    assert!(wait_gone(read_pid(&pidfile)), "the silent server was left running");
+    assert!(
+        wait_gone(read_pid(&pidfile)),
+        "the silent server was left running"
+    );
 
     // Answers `initialize` but never a call: the call's deadline ends it.
     bad_server(&sb, "call_timeout = \"2s\"");
@@ -356,14 +390,21 @@ fn a_server_that_never_answers_times_out_and_is_stopped() {
         .expect("agent");
     assert_eq!(code(&out), 1, "{:?}", text(&out));
     assert!(
-        text(&out)
-            .1
-            .contains("did not answer tools/call hang within 2 s; it was stopped (raise mcp.call_timeout"),
+        text(&out).1.contains(
+            "did not answer tools/call hang within 2 s; it was stopped (raise mcp.call_timeout"
+        ),
         "{:?}",
         text(&out)
     );
-    assert!(wait_gone(read_pid(&pidfile)), "the hung server was left running");
-    assert!(audit(&sb).contains("did not answer tools/call hang"), "{}", audit(&sb));
+    assert!(
+        wait_gone(read_pid(&pidfile)),
+        "the hung server was left running"
+    );
+    assert!(
+        audit(&sb).contains("did not answer tools/call hang"),
+        "{}",
+        audit(&sb)
+    );
 }
 
 #[test]
@@ -373,26 +414,50 @@ fn crashes_oversized_and_malformed_answers_are_clear_errors() {
     let out = sb.agent(&["mcp", "call", "bad", "crash", BAD]);
     assert_eq!(code(&out), 1, "{:?}", text(&out));
     assert!(
-        text(&out).1.contains("closed the connection during tools/call crash; it said: boom: crashing on purpose"),
+        text(&out).1.contains(
+            "closed the connection during tools/call crash; it said: boom: crashing on purpose"
+        ),
         "{:?}",
         text(&out)
     );
 
-    let out = sb.agent(&["mcp", "call", "bad", "big", "--input", r#"{"bytes":5000}"#, BAD]);
+    let out = sb.agent(&[
+        "mcp",
+        "call",
+        "bad",
+        "big",
+        "--input",
+        r#"{"bytes":5000}"#,
+        BAD,
+    ]);
     assert_eq!(code(&out), 1, "{:?}", text(&out));
     assert!(
-        text(&out).1.contains("more than mcp.max_result_bytes (1000)"),
+        text(&out)
+            .1
+            .contains("more than mcp.max_result_bytes (1000)"),
         "{:?}",
         text(&out)
     );
-    let out = sb.agent(&["mcp", "call", "bad", "big", "--input", r#"{"bytes":500}"#, BAD]);
+    let out = sb.agent(&[
+        "mcp",
+        "call",
+        "bad",
+        "big",
+        "--input",
+        r#"{"bytes":500}"#,
+        BAD,
+    ]);
     assert!(ok(&out).contains(&"x".repeat(500)));
 
     let started = Instant::now();
     let out = sb.agent(&["mcp", "call", "bad", "garbage", BAD]);
     assert!(started.elapsed() < Duration::from_secs(20), "the run hung");
     assert_eq!(code(&out), 1, "{:?}", text(&out));
-    assert!(text(&out).1.contains("MCP server `bad`"), "{:?}", text(&out));
+    assert!(
+        text(&out).1.contains("MCP server `bad`"),
+        "{:?}",
+        text(&out)
+    );
     let log = audit(&sb);
     assert!(log.contains("tools/call crash"), "{log}");
     assert!(log.contains("tools/call garbage"), "{log}");
@@ -402,10 +467,31 @@ fn crashes_oversized_and_malformed_answers_are_clear_errors() {
 fn add_and_remove_edit_config_toml() {
     let sb = sandbox();
     config(&sb, "[agent]\nmax_turns = 7\n");
-    ok(&sb.agent(&["mcp", "add", "everything", "--env", "HOME", "--", "node", "server.js", "stdio"]));
-    ok(&sb.agent(&["mcp", "add", "web", "--url", "http://127.0.0.1:9/mcp", "--header", "x-token=${T}"]));
+    ok(&sb.agent(&[
+        "mcp",
+        "add",
+        "everything",
+        "--env",
+        "HOME",
+        "--",
+        "node",
+        "server.js",
+        "stdio",
+    ]));
+    ok(&sb.agent(&[
+        "mcp",
+        "add",
+        "web",
+        "--url",
+        "http://127.0.0.1:9/mcp",
+        "--header",
+        "x-token=${T}",
+    ]));
     let text_now = std::fs::read_to_string(sb.paths().config_file()).expect("config");
-    assert!(text_now.starts_with("[agent]\nmax_turns = 7\n"), "{text_now}");
+    assert!(
+        text_now.starts_with("[agent]\nmax_turns = 7\n"),
+        "{text_now}"
+    );
     let list = ok(&sb.agent(&["mcp", "list"]));
     assert!(list.contains("node server.js stdio"), "{list}");
     assert!(list.contains("http://127.0.0.1:9/mcp"), "{list}");

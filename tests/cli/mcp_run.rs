@@ -13,7 +13,12 @@ use serde_json::{Value, json};
 
 use super::{ok, sandbox, write};
 
-fn run(sb: &Sandbox, server: &ModelServer, extra: &[&str], env: &[(&str, &Path)]) -> std::process::Output {
+fn run(
+    sb: &Sandbox,
+    server: &ModelServer,
+    extra: &[&str],
+    env: &[(&str, &Path)],
+) -> std::process::Output {
     let mut args = vec![
         "run",
         "--provider",
@@ -108,7 +113,11 @@ fn a_model_turn_calls_an_mcp_tool_and_gets_its_result() {
     let wire = Wire::Anthropic;
     let server = rt
         .block_on(ModelServer::start(vec![
-            wire.tool("call_1", "everything__echo", &json!({"message": "ping from the model"})),
+            wire.tool(
+                "call_1",
+                "everything__echo",
+                &json!({"message": "ping from the model"}),
+            ),
             wire.answer("The server echoed it."),
         ]))
         .expect("model server");
@@ -135,7 +144,10 @@ fn a_model_turn_calls_an_mcp_tool_and_gets_its_result() {
         .as_array()
         .and_then(|t| t.iter().find(|t| t["name"] == "everything__echo").cloned())
         .expect("tool");
-    assert!(first["input_schema"]["properties"]["message"].is_object(), "{first}");
+    assert!(
+        first["input_schema"]["properties"]["message"].is_object(),
+        "{first}"
+    );
     let (result, is_error) = tool_result(&requests[1], "call_1").expect("tool result");
     assert!(!is_error, "{result}");
     assert!(result.contains("ping from the model"), "{result}");
@@ -169,7 +181,9 @@ fn without_the_grant_a_discovered_server_is_not_started_and_its_tools_not_offere
     );
     let rt = tokio_rt();
     let server = rt
-        .block_on(ModelServer::start(vec![Wire::Anthropic.answer("Nothing to do.")]))
+        .block_on(ModelServer::start(vec![
+            Wire::Anthropic.answer("Nothing to do."),
+        ]))
         .expect("model server");
     let out = run(&sb, &server, &["--prompt", "hello"], &[]);
     let (_, stderr) = text(&out);
@@ -216,7 +230,8 @@ fn an_mcp_tool_that_never_answers_is_a_tool_error_not_a_hung_run() {
     let (result, is_error) = tool_result(&server.requests()[1], "call_1").expect("tool result");
     assert!(is_error, "{result}");
     assert!(
-        result.contains("MCP server `bad` did not answer tools/call hang within 2 s; it was stopped"),
+        result
+            .contains("MCP server `bad` did not answer tools/call hang within 2 s; it was stopped"),
         "{result}"
     );
     let pid: u32 = std::fs::read_to_string(&pidfile)

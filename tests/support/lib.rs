@@ -214,8 +214,8 @@ pub fn text(output: &Output) -> (String, String) {
         String::from_utf8_lossy(&output.stderr).into_owned(),
     )
 }
-pub mod model_server;
 pub mod mcp_http;
+pub mod model_server;
 
 /// Copies directory `from` into `to`, recursively (created as needed).
 pub fn copy_tree(from: &Path, to: &Path) {

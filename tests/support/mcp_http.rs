@@ -107,11 +107,10 @@ impl McpHttpServer {
                                 .is_some_and(|v| v.as_bytes() == token.as_bytes());
                             async move {
                                 if !ok {
-                                    let body = http_body_util::BodyExt::boxed(
-                                        http_body_util::Full::new(bytes::Bytes::from(
-                                            "missing or wrong x-token",
-                                        )),
-                                    );
+                                    let body =
+                                        http_body_util::BodyExt::boxed(http_body_util::Full::new(
+                                            bytes::Bytes::from("missing or wrong x-token"),
+                                        ));
                                     let resp = hyper::Response::builder()
                                         .status(401)
                                         .body(body)

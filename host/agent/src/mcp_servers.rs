@@ -58,7 +58,9 @@ pub fn source(app: &mut App) -> Result<Option<Arc<dyn agent_core::HostToolSource
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .push(hub.clone());
     let grants = app.grants()?.grants().clone();
-    Ok(Some(Arc::new(crate::mcp_tools::McpSource::new(hub, grants))))
+    Ok(Some(Arc::new(crate::mcp_tools::McpSource::new(
+        hub, grants,
+    ))))
 }
 
 /// Stops every server still running (their process groups killed).

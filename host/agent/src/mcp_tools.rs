@@ -33,12 +33,9 @@ impl HostTool for McpTool {
 
     fn call<'a>(&'a self, input: &'a str) -> HostFuture<'a, Result<ToolOutput, SkillError>> {
         Box::pin(async move {
-            let args: Value = agent_bounded::parse_json(
-                input,
-                "the tool input",
-                agent_bounded::Limits::MESSAGE,
-            )
-            .map_err(|e| SkillError::InvalidInput(e.to_string()))?;
+            let args: Value =
+                agent_bounded::parse_json(input, "the tool input", agent_bounded::Limits::MESSAGE)
+                    .map_err(|e| SkillError::InvalidInput(e.to_string()))?;
             match self.hub.call(&self.server, &self.tool, args).await {
                 Ok(out) if out.is_error => Err(SkillError::Failed(out.text)),
                 Ok(out) => Ok(ToolOutput {

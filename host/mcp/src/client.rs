@@ -15,8 +15,8 @@ use rmcp::{ServiceError, ServiceExt};
 use serde_json::Value;
 use tokio::io::AsyncReadExt;
 
-use crate::spec::{EnvValue, ServerSpec, Transport, expand};
 use crate::McpError;
+use crate::spec::{EnvValue, ServerSpec, Transport, expand};
 
 /// How long a server may take and how much it may send.
 #[derive(Debug, Clone, Copy)]

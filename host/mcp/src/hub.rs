@@ -150,7 +150,8 @@ impl McpHub {
     ) -> Result<CallOutput, McpError> {
         let c = self.connection(server).await?;
         let r = c.call(tool, arguments).await;
-        self.after(server, &c, &format!("tools/call {tool}"), &r).await;
+        self.after(server, &c, &format!("tools/call {tool}"), &r)
+            .await;
         r
     }
 
@@ -172,7 +173,8 @@ impl McpHub {
     pub async fn read_resource(&self, name: &str, uri: &str) -> Result<String, McpError> {
         let c = self.connection(name).await?;
         let r = c.read_resource(uri).await;
-        self.after(name, &c, &format!("resources/read {uri}"), &r).await;
+        self.after(name, &c, &format!("resources/read {uri}"), &r)
+            .await;
         r
     }
 

@@ -145,7 +145,11 @@ fn from_config(name: &str, s: &McpServerConfig) -> ServerSpec {
         (Some(command), _) => Transport::Stdio {
             command: command.clone(),
             args: s.args.clone(),
-            env: s.env.iter().map(|n| (n.clone(), EnvValue::Inherit)).collect(),
+            env: s
+                .env
+                .iter()
+                .map(|n| (n.clone(), EnvValue::Inherit))
+                .collect(),
             cwd: s.cwd.clone(),
         },
         (None, url) => Transport::Http {
@@ -195,17 +199,21 @@ pub fn dot_mcp_json(file: &Path) -> Result<Vec<ServerSpec>, McpError> {
     let text = match std::fs::read_to_string(file) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(McpError::Config(format!("cannot read {}: {e}", file.display()))),
+        Err(e) => {
+            return Err(McpError::Config(format!(
+                "cannot read {}: {e}",
+                file.display()
+            )));
+        }
     };
     let bad = |m: String| McpError::Config(format!("{}: {m}", file.display()));
     let parsed: DotMcp =
-        agent_bounded::parse_json(&text, file.display(), agent_bounded::Limits::CONFIG)
-            .map_err(|e| match e {
+        agent_bounded::parse_json(&text, file.display(), agent_bounded::Limits::CONFIG).map_err(
+            |e| match e {
                 agent_bounded::Error::Limit(l) => McpError::Config(l.to_string()),
-                agent_bounded::Error::Parse(p) => {
-                    bad(format!("line {}: {p}", p.line()))
-                }
-            })?;
+                agent_bounded::Error::Parse(p) => bad(format!("line {}: {p}", p.line())),
+            },
+        )?;
     let mut out = Vec::new();
     for (name, s) in parsed.mcp_servers {
         let at = |m: &str| bad(format!("mcpServers.{name}: {m}"));
@@ -216,8 +224,14 @@ pub fn dot_mcp_json(file: &Path) -> Result<Vec<ServerSpec>, McpError> {
                 "the legacy SSE transport is not supported; use a streamable-HTTP URL (`type: \"http\"`)",
             ));
         }
-        if let Some(k) = s.kind.as_deref().filter(|k| !matches!(*k, "http" | "streamable-http" | "stdio")) {
-            return Err(at(&format!("unknown type `{k}`; expected `stdio` or `http`")));
+        if let Some(k) = s
+            .kind
+            .as_deref()
+            .filter(|k| !matches!(*k, "http" | "streamable-http" | "stdio"))
+        {
+            return Err(at(&format!(
+                "unknown type `{k}`; expected `stdio` or `http`"
+            )));
         }
         for k in s.env.keys() {
             if !is_var_name(k) {

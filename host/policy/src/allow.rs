@@ -483,7 +483,12 @@ mod tests {
         let h = AllowEntry::parse("mcp:web/net:fetch:http://127.0.0.1:8080").unwrap();
         assert_eq!(h.skill.as_deref(), Some("mcp:web"));
         // Without the `mcp:` prefix a `:` before the `/` is still a permission's.
-        assert!(AllowEntry::parse("shell:exec:/usr/bin/git").unwrap().skill.is_none());
+        assert!(
+            AllowEntry::parse("shell:exec:/usr/bin/git")
+                .unwrap()
+                .skill
+                .is_none()
+        );
     }
 
     #[test]

@@ -106,7 +106,11 @@ fn list(app: &mut App, format: Format) -> Result<u8> {
     let mut rows = Vec::new();
     for s in &specs {
         let (permission, scope) = s.permission();
-        rows.push((s, format!("{permission}:{scope}"), mcp_servers::grant_status(app, s)?));
+        rows.push((
+            s,
+            format!("{permission}:{scope}"),
+            mcp_servers::grant_status(app, s)?,
+        ));
     }
     if format == Format::Json {
         let v: Vec<_> = rows
@@ -189,15 +193,20 @@ async fn tools(app: &mut App, name: &str, format: Format) -> Result<u8> {
         return Ok(exit::OK);
     }
     for t in &tools {
-        println!("{}  {}", t.name, t.description.lines().next().unwrap_or_default());
+        println!(
+            "{}  {}",
+            t.name,
+            t.description.lines().next().unwrap_or_default()
+        );
         println!("  input: {}", serde_json::to_string(&t.input_schema)?);
     }
     Ok(exit::OK)
 }
 
 async fn call(app: &mut App, name: &str, tool: &str, input: &str) -> Result<u8> {
-    let input: serde_json::Value = agent_bounded::parse_json(input, "--input", agent_bounded::Limits::MESSAGE)
-        .map_err(|e| UsageError(format!("--input is not JSON: {e}")))?;
+    let input: serde_json::Value =
+        agent_bounded::parse_json(input, "--input", agent_bounded::Limits::MESSAGE)
+            .map_err(|e| UsageError(format!("--input is not JSON: {e}")))?;
     if !input.is_object() {
         return Err(UsageError("--input must be a JSON object".into()).into());
     }
@@ -278,9 +287,9 @@ fn add(
                 text.push_str("headers = { ");
                 let mut items = Vec::new();
                 for h in headers {
-                    let (k, v) = h.split_once('=').ok_or_else(|| {
-                        UsageError(format!("--header {h}: expected NAME=VALUE"))
-                    })?;
+                    let (k, v) = h
+                        .split_once('=')
+                        .ok_or_else(|| UsageError(format!("--header {h}: expected NAME=VALUE")))?;
                     items.push(format!("{} = {}", quote(k.trim()), quote(v.trim())));
                 }
                 text.push_str(&items.join(", "));
@@ -358,7 +367,11 @@ fn remove(app: &mut App, name: &str) -> Result<u8> {
         ))
         .into());
     }
-    write_checked(&path, &before, out.trim_end_matches('\n').to_string().as_str())?;
+    write_checked(
+        &path,
+        &before,
+        out.trim_end_matches('\n').to_string().as_str(),
+    )?;
     println!("removed MCP server `{name}` from {}", path.display());
     Ok(exit::OK)
 }
@@ -384,7 +397,10 @@ fn write_checked(path: &Path, before: &str, after: &str) -> Result<()> {
     std::fs::write(path, &after).with_context(|| format!("writing {}", path.display()))?;
     if let Err(e) = agent_config::Config::load(path, |k| std::env::var(k).ok()) {
         std::fs::write(path, before).with_context(|| format!("restoring {}", path.display()))?;
-        bail!("the change would make {} invalid ({e}); nothing was changed", path.display());
+        bail!(
+            "the change would make {} invalid ({e}); nothing was changed",
+            path.display()
+        );
     }
     Ok(())
 }
