@@ -242,3 +242,71 @@ impl McpConfig {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use crate::{Config, ConfigError};
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::parse(text, Path::new("/c/config.toml"), |_| None)
+    }
+
+    #[test]
+    fn servers_parse_with_their_limits() {
+        let c = parse(
+            "[mcp]\ncall_timeout = \"5s\"\nmax_result_bytes = 2048\n\
+             [mcp.servers.files]\ncommand = \"node\"\nargs = [\"s.js\", \".\"]\nenv = [\"HOME\"]\n\
+             [mcp.servers.web]\nurl = \"https://mcp.example.com/mcp\"\n\
+             headers = { Authorization = \"Bearer ${T}\" }\n",
+        )
+        .expect("parsed");
+        assert_eq!(c.mcp.call_timeout.as_secs(), 5);
+        assert_eq!(c.mcp.max_result_bytes, 2048);
+        let files = &c.mcp.servers["files"];
+        assert_eq!(files.command.as_deref(), Some("node"));
+        assert_eq!(files.args, ["s.js", "."]);
+        assert_eq!(files.env, ["HOME"]);
+        assert_eq!(files.line, 4);
+        assert_eq!(c.mcp.servers["web"].headers["Authorization"], "Bearer ${T}");
+        // `agent config show` reads back as the same configuration.
+        let text = toml::to_string(&c.to_json()).expect("toml");
+        let mut back = parse(&text).expect("round trip").mcp;
+        let mut want = c.mcp.clone();
+        for s in back.servers.values_mut().chain(want.servers.values_mut()) {
+            s.line = 0;
+        }
+        assert_eq!(back, want);
+    }
+
+    #[test]
+    fn errors_name_the_line_and_key() {
+        let e = parse("[mcp.servers.x]\nargs = []\n")
+            .expect_err("no command")
+            .to_string();
+        assert_eq!(
+            e,
+            "/c/config.toml:1: mcp.servers.x: give `command` (a stdio server) or `url` (an HTTP server)"
+        );
+        let e = parse("[mcp.servers.x]\ncommand = \"a\"\nurl = \"http://h\"\n")
+            .expect_err("both")
+            .to_string();
+        assert!(e.contains("not both"), "{e}");
+        let e = parse("[mcp.servers.x]\ncommand = \"a\"\nenv = [\"A=B\"]\n")
+            .expect_err("env")
+            .to_string();
+        assert!(
+            e.starts_with("/c/config.toml:3: mcp.servers.x.env: `A=B` is not a variable name"),
+            "{e}"
+        );
+        let e = parse("[mcp.servers.x]\ncommand = \"a\"\nport = 3\n")
+            .expect_err("unknown")
+            .to_string();
+        assert!(e.contains("mcp.servers.x.port: unknown key"), "{e}");
+        let e = parse("[mcp]\ncall_timeout = \"0s\"\n")
+            .expect_err("zero")
+            .to_string();
+        assert!(e.contains("mcp.call_timeout"), "{e}");
+    }
+}

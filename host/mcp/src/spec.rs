@@ -291,3 +291,7 @@ pub fn expand(template: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<St
     out.push_str(rest);
     Ok(out)
 }
+
+#[cfg(test)]
+#[path = "spec_tests.rs"]
+mod tests;
