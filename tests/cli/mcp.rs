@@ -507,3 +507,27 @@ fn add_and_remove_edit_config_toml() {
     let missing = sb.agent(&["mcp", "remove", "nothing"]);
     assert_eq!(code(&missing), 2, "{:?}", text(&missing));
 }
+
+#[test]
+fn a_servers_resources_are_listed_and_read_for_attaching() {
+    let sb = sandbox();
+    config(
+        &sb,
+        &format!(
+            "[mcp.servers.everything]\ncommand = \"node\"\nargs = [{:?}, \"stdio\"]\n",
+            npm_server("server-everything").display().to_string()
+        ),
+    );
+    let allow = "--allow=mcp:everything/shell:exec:node";
+    let list = ok(&sb.agent(&["mcp", "resources", "everything", allow]));
+    let uri = list
+        .lines()
+        .skip(1)
+        .find_map(|l| l.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no resources:\n{list}"))
+        .to_string();
+    let text = ok(&sb.agent(&["mcp", "read", "everything", &uri, allow]));
+    assert!(!text.trim().is_empty(), "{uri} read as nothing");
+    let log = audit(&sb);
+    assert!(log.contains(&format!("resources/read {uri}")), "{log}");
+}
