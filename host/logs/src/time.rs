@@ -297,6 +297,37 @@ fn extend_bracket(line: &[u8], s: Stamp) -> Stamp {
     }
 }
 
+/// A `--since`/`--until` bound: an ISO 8601 date-time (`2024-01-15T10:00:00Z`,
+/// `2024-01-15 10:00:00`; UTC unless a zone is given), a date (`2024-01-15`,
+/// midnight UTC), or a duration before `now` (`30m`, `2h`, `1d`).
+///
+/// # Errors
+/// None of those: the message says what is accepted.
+pub fn parse_bound(s: &str, now: i64) -> Result<i64, String> {
+    let t = s.trim();
+    let b = t.as_bytes();
+    if let Some(stamp) = iso(b, 0)
+        && stamp.end == b.len()
+    {
+        return Ok(stamp.secs);
+    }
+    if b.len() == 10
+        && let (Some(y), Some(m), Some(d)) = (digits(b, 0, 4), digits(b, 5, 2), digits(b, 8, 2))
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && valid(m, d, 0, 0, 0)
+    {
+        return Ok(days_from_civil(i64::from(y), m, d) * 86_400);
+    }
+    if let Ok(d) = agent_bounded::parse_duration(t, agent_bounded::BareNumber::Refused) {
+        return Ok(now - d.as_secs() as i64);
+    }
+    Err(format!(
+        "`{s}` is not a time: give an ISO 8601 date-time (2024-01-15T10:00:00Z), a date \
+         (2024-01-15) or a duration before now (30m, 2h, 1d)"
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -333,6 +364,17 @@ mod tests {
             Some((want.clone(), " [error] x"))
         );
         assert_eq!(at("Jan  5 10:23:45 h x").map(|s| s.0), Some("2024-01-05T10:23:45Z".into()));
+    }
+
+    #[test]
+    fn bounds() {
+        let now = 1_705_312_800;
+        assert_eq!(parse_bound("2024-01-15T10:00:00Z", 0), Ok(now));
+        assert_eq!(parse_bound("2024-01-15 12:00:00+02:00", 0), Ok(now));
+        assert_eq!(parse_bound("2024-01-15", 0), Ok(now - 36_000));
+        assert_eq!(parse_bound("2h", now), Ok(now - 7200));
+        assert_eq!(parse_bound("1d", now), Ok(now - 86_400));
+        assert!(parse_bound("yesterday", now).unwrap_err().contains("`yesterday` is not a time"));
     }
 
     #[test]

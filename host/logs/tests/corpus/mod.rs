@@ -270,16 +270,42 @@ pub fn corpus(seed: u64, records: usize) -> (String, Vec<usize>) {
     let mut out = String::new();
     let mut truth = Vec::new();
     for r in 0..records {
-        // Skewed: half the records from the first third of the templates.
+        let i = pick(&mut rng, false);
+        let lines = record(&mut rng, i, r as i64, &mut out);
+        truth.extend(std::iter::repeat_n(i, lines));
+    }
+    (out, truth)
+}
+
+/// A template index, skewed: half the records from the first third of the
+/// templates. `plain`: only single-line records of line formats (no stack
+/// traces, no JSON lines).
+pub fn pick(rng: &mut Rng, plain: bool) -> usize {
+    loop {
         let i = if rng.below(2) == 0 {
             rng.below(SPECS.len() as u64 / 3) as usize
         } else {
             rng.below(SPECS.len() as u64) as usize
         };
-        let lines = record(&mut rng, i, r as i64, &mut out);
-        truth.extend(std::iter::repeat_n(i, lines));
+        if !plain || (!SPECS[i].trace && SPECS[i].format != Format::Json) {
+            return i;
+        }
     }
-    (out, truth)
+}
+
+/// Plain lines (see [`pick`]) until `bytes` are reached, appended to `out`
+/// with each line's true template appended to `truth` (when given).
+pub fn plain(seed: u64, bytes: usize, out: &mut String, mut truth: Option<&mut Vec<usize>>) {
+    let mut rng = Rng::new(seed);
+    let mut r = 0i64;
+    while out.len() < bytes {
+        let i = pick(&mut rng, true);
+        record(&mut rng, i, r, out);
+        if let Some(t) = truth.as_deref_mut() {
+            t.push(i);
+        }
+        r += 1;
+    }
 }
 
 /// Grouping accuracy (Zhu et al., ICSE-SEIP 2019, as loghub reports it): a
