@@ -12,6 +12,7 @@ mod error_chain;
 mod headless;
 mod index_access;
 mod listing;
+mod log_analysis;
 mod scaffold;
 mod shadow;
 mod stdin_doc;
@@ -133,6 +134,7 @@ async fn run_with_app(
         Command::Doctor(args) => commands::doctor::run(&mut app, args),
         Command::Completions { shell } => commands::shell::completions(shell),
         Command::Man { dir } => commands::shell::man(dir.as_deref()),
+        Command::Logs(args) => commands::logs::run(&mut app, args),
     }
 }
 
