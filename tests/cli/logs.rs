@@ -8,9 +8,11 @@
 use std::io::Write;
 use std::path::Path;
 use std::process::{Output, Stdio};
+use std::time::Duration;
 
+use agent_tests::model_server::{ModelServer, Reply, Wire, anthropic_sse, tokio_rt};
 use agent_tests::text;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::sandbox;
 
@@ -31,6 +33,8 @@ fn agent_in(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
     let mut child = sb
         .agent_cmd(args)
         .current_dir(dir)
+        .env("ANTHROPIC_API_KEY", "test-key")
+        .env("OPENAI_API_KEY", "test-key")
         .stdin(if stdin.is_some() {
             Stdio::piped()
         } else {
@@ -121,4 +125,212 @@ fn bad_flags_and_missing_files_are_usage_errors_naming_them() {
     let rows = lines_of(&out);
     let lines: Vec<u64> = rows.iter().map(|r| r["line"].as_u64().expect("line")).collect();
     assert_eq!(lines, vec![7, 8]);
+}
+
+/// An Anthropic turn calling `report_incident` with `input`, its JSON cut
+/// into 9-byte `input_json_delta`s, and the SSE bytes themselves sent in
+/// pieces of at most 7 bytes: the call arrives split across stream chunks.
+fn split_report(id: &str, input: &Value) -> Reply {
+    let raw = input.to_string();
+    let mut events = vec![
+        json!({"type": "message_start", "message": {"usage": {"input_tokens": 40, "output_tokens": 1}}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": id, "name": "report_incident", "input": {}}}),
+    ];
+    let bytes = raw.as_bytes();
+    for piece in bytes.chunks(9) {
+        let piece = std::str::from_utf8(piece).expect("ASCII report");
+        events.push(json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": piece}}));
+    }
+    events.extend([
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 30}}),
+        json!({"type": "message_stop"}),
+    ]);
+    Reply::sse(anthropic_sse(&events)).split(7, Duration::ZERO)
+}
+
+/// A report citing line 3 (the error, exists), lines 999 and 4000 (do not
+/// exist: the log has 8 lines); the second hypothesis cites only a line
+/// that does not exist.
+fn report() -> Value {
+    json!({
+        "summary": "Payments fail because ledger 12 is locked.",
+        "severity": "high",
+        "timeline": [
+            {"time": "10:00:02", "event": "first payment failure", "line": 3},
+            {"event": "invented event", "line": 4000}
+        ],
+        "root_causes": [
+            {"hypothesis": "ledger lock contention", "confidence": "high",
+             "evidence": [{"line": 3}, {"line": 4}, {"line": 999}]},
+            {"hypothesis": "a bad deploy", "confidence": "medium",
+             "evidence": [{"input": "app.log", "line": 999}]}
+        ],
+        "actions": ["release the ledger lock", "raise the pool size"]
+    })
+}
+
+/// The text of the tool result for call `id` in a recorded Anthropic request.
+fn tool_result(body: &Value, id: &str) -> Option<(String, bool)> {
+    body["messages"].as_array()?.iter().find_map(|m| {
+        m["content"].as_array()?.iter().find_map(|c| {
+            (c["type"] == "tool_result" && c["tool_use_id"] == id).then(|| {
+                let text = match &c["content"] {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                (text, c["is_error"].as_bool().unwrap_or(false))
+            })
+        })
+    })
+}
+
+fn user_text(body: &Value) -> String {
+    body["messages"][0]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn logs_of_a_file_reported_through_the_tool_with_lines_that_do_not_exist_dropped() {
+    let rt = tokio_rt();
+    let server = rt
+        .block_on(ModelServer::start(vec![
+            split_report("call_1", &report()),
+            Wire::Anthropic.answer("Reported."),
+        ]))
+        .expect("server");
+    let dir = tempfile::tempdir().expect("tmp");
+    std::fs::write(dir.path().join("app.log"), LOG).expect("write");
+    let out = agent_in(
+        dir.path(),
+        &["logs", "app.log", "--provider", "anthropic", "--model", "m", "--base-url", server.url()],
+        None,
+    );
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    // The cited lines that do not exist are gone, counted on stderr; the
+    // hypothesis left with none is demoted.
+    assert!(
+        stderr.contains(
+            "report_incident: dropped 2 evidence line(s) and 1 timeline entr(ies) citing lines \
+             that do not exist; 1 hypothesis(es) demoted"
+        ),
+        "{stderr}"
+    );
+    assert!(stdout.starts_with("# Incident report\n\n**Severity:** high\n"), "{stdout}");
+    assert!(stdout.contains("- 10:00:02 first payment failure (app.log:3)\n"), "{stdout}");
+    assert!(!stdout.contains("invented event"), "{stdout}");
+    assert!(
+        stdout.contains("1. ledger lock contention (confidence: high)\n   evidence: app.log:3, app.log:4\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("2. a bad deploy (confidence: low)\n   evidence: none that exists (demoted)\n"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("- release the ledger lock\n"), "{stdout}");
+
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2, "{stderr}");
+    let first = &reqs[0].body;
+    // The model saw the overview, not the raw log: templates ranked, the
+    // error first, samples with their input:line.
+    let user = user_text(first);
+    assert!(user.contains("<document name=\"log-overview\">"), "{user}");
+    let error = user.find("[T2] error ×1").expect("the error template");
+    let info = user.find("[T1] info ×3").expect("the info template");
+    assert!(error < info, "{user}");
+    assert!(user.contains("  first app.log:3-6:\n    | 2024-01-15T10:00:02Z ERROR request 7f3a failed\n    | java.lang.IllegalStateException"), "{user}");
+    // Only the report tool is offered, and the built-in skill's
+    // instructions are in the system prompt.
+    let tools: Vec<&str> = first["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| t["name"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(tools, ["report_incident"]);
+    let system = first["system"].to_string();
+    assert!(system.contains("You are analysing logs for an incident"), "{system}");
+    // The model is told what was dropped.
+    let (answer, is_error) = tool_result(&reqs[1].body, "call_1").expect("tool result");
+    assert!(!is_error, "{answer}");
+    assert!(answer.contains("3 cited line(s) do not exist and were dropped"), "{answer}");
+    assert!(answer.contains("evidence app.log:999 (`app.log` has 8 lines)"), "{answer}");
+}
+
+#[test]
+fn a_report_missing_fields_or_with_a_bad_confidence_is_refused_and_the_model_told() {
+    let rt = tokio_rt();
+    let mut bad = report();
+    bad.as_object_mut().expect("object").remove("actions");
+    bad["root_causes"][0]["confidence"] = json!("certain");
+    let server = rt
+        .block_on(ModelServer::start(vec![
+            split_report("call_bad", &bad),
+            split_report("call_good", &report()),
+            Wire::Anthropic.answer("Reported."),
+        ]))
+        .expect("server");
+    let dir = tempfile::tempdir().expect("tmp");
+    // From standard input, as JSON.
+    let out = agent_in(
+        dir.path(),
+        &["logs", "--output", "json", "--provider", "anthropic", "--model", "m", "--base-url", server.url()],
+        Some(LOG.as_bytes()),
+    );
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3, "{stderr}");
+    let (refusal, is_error) = tool_result(&reqs[1].body, "call_bad").expect("refusal");
+    assert!(is_error, "{refusal}");
+    assert!(refusal.contains("actions"), "{refusal}");
+    let doc: Value = serde_json::from_str(&stdout).expect("json");
+    assert_eq!(doc["inputs"], json!([{"name": "stdin", "lines": 8}]));
+    assert_eq!(doc["report"]["summary"], "Payments fail because ledger 12 is locked.");
+    assert_eq!(doc["report"]["root_causes"][1]["unsupported"], true);
+    assert_eq!(doc["dropped"].as_array().map(Vec::len), Some(3));
+    assert_eq!(doc["demoted"], 1);
+    assert_eq!(doc["dropped"][0]["kind"], "timeline");
+    assert_eq!(doc["dropped"][0]["line"], 4000);
+}
+
+#[test]
+fn run_mode_log_analysis_reads_piped_logs_and_a_model_that_never_reports_fails() {
+    let rt = tokio_rt();
+    let server = rt
+        .block_on(ModelServer::start(vec![
+            split_report("call_1", &report()),
+            Wire::Anthropic.answer("Reported."),
+            Wire::Anthropic.answer("I think it is the ledger."),
+        ]))
+        .expect("server");
+    let dir = tempfile::tempdir().expect("tmp");
+    let args = [
+        "run", "--mode", "log-analysis", "-p", "Why do payments fail?", "--provider", "anthropic",
+        "--model", "m", "--base-url", server.url(),
+    ];
+    let out = agent_in(dir.path(), &args, Some(LOG.as_bytes()));
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(stdout.contains("- 10:00:02 first payment failure (stdin:3)"), "{stdout}");
+    let reqs = server.requests();
+    assert!(user_text(&reqs[0].body).starts_with("Why do payments fail?\n\n<document name=\"log-overview\">"));
+    // The third answer never calls the tool: exit 1, the answer shown.
+    let out = agent_in(dir.path(), &args, Some(LOG.as_bytes()));
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("the model finished without calling report_incident")
+            && stderr.contains("I think it is the ledger."),
+        "{stderr}"
+    );
+    // --output jsonl is for --templates.
+    let out = agent_in(dir.path(), &["run", "--mode", "log-analysis", "--output", "jsonl"], Some(LOG.as_bytes()));
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--mode log-analysis writes text, json or markdown"), "{stderr}");
 }
