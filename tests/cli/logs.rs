@@ -53,7 +53,11 @@ fn agent_in(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
 
 fn lines_of(out: &Output) -> Vec<Value> {
     let (stdout, stderr) = text(out);
-    assert_eq!(out.status.code(), Some(0), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stdout:\n{stdout}\nstderr:\n{stderr}"
+    );
     stdout
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
@@ -64,10 +68,17 @@ fn lines_of(out: &Output) -> Vec<Value> {
 fn templates_jsonl_gives_every_line_its_template_without_a_model() {
     let dir = tempfile::tempdir().expect("tmp");
     std::fs::write(dir.path().join("app.log"), LOG).expect("write");
-    let out = agent_in(dir.path(), &["logs", "--templates", "app.log", "--output", "jsonl"], None);
+    let out = agent_in(
+        dir.path(),
+        &["logs", "--templates", "app.log", "--output", "jsonl"],
+        None,
+    );
     let rows = lines_of(&out);
     assert_eq!(rows.len(), 8, "one row per input line: {rows:#?}");
-    let ids: Vec<u64> = rows.iter().map(|r| r["template_id"].as_u64().expect("id")).collect();
+    let ids: Vec<u64> = rows
+        .iter()
+        .map(|r| r["template_id"].as_u64().expect("id"))
+        .collect();
     // The three "worker started" lines share a template; the stack trace's
     // four lines carry its first line's template.
     assert_eq!(ids, vec![1, 1, 2, 2, 2, 2, 1, 3]);
@@ -75,7 +86,10 @@ fn templates_jsonl_gives_every_line_its_template_without_a_model() {
     assert_eq!(rows[4]["line"], 5);
     assert_eq!(rows[6]["template"], "INFO worker <*> started in <*>");
     assert_eq!(rows[2]["template"], "ERROR request <*> failed");
-    assert_eq!(rows[7]["template"], "WARN pool exhausted active=<*> idle=<*>");
+    assert_eq!(
+        rows[7]["template"],
+        "WARN pool exhausted active=<*> idle=<*>"
+    );
 }
 
 #[test]
@@ -90,7 +104,11 @@ fn templates_from_standard_input_and_ranked_as_text() {
     assert_eq!(rows.len(), 8);
     assert_eq!(rows[0]["input"], "stdin");
     // Text: the templates, most anomalous first (the error, then the warning).
-    let out = agent_in(dir.path(), &["logs", "--templates", "-"], Some(LOG.as_bytes()));
+    let out = agent_in(
+        dir.path(),
+        &["logs", "--templates", "-"],
+        Some(LOG.as_bytes()),
+    );
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     let first: Vec<&str> = stdout.lines().collect();
@@ -112,18 +130,36 @@ fn bad_flags_and_missing_files_are_usage_errors_naming_them() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("missing.log: no such log file"), "{stderr}");
     std::fs::write(dir.path().join("app.log"), LOG).expect("write");
-    let out = agent_in(dir.path(), &["logs", "--templates", "app.log", "--since", "yesterday"], None);
+    let out = agent_in(
+        dir.path(),
+        &["logs", "--templates", "app.log", "--since", "yesterday"],
+        None,
+    );
     let (_, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("--since: `yesterday` is not a time"), "{stderr}");
+    assert!(
+        stderr.contains("--since: `yesterday` is not a time"),
+        "{stderr}"
+    );
     // --since keeps the records from 10:00:03 on.
     let out = agent_in(
         dir.path(),
-        &["logs", "--templates", "app.log", "--output", "jsonl", "--since", "2024-01-15T10:00:03Z"],
+        &[
+            "logs",
+            "--templates",
+            "app.log",
+            "--output",
+            "jsonl",
+            "--since",
+            "2024-01-15T10:00:03Z",
+        ],
         None,
     );
     let rows = lines_of(&out);
-    let lines: Vec<u64> = rows.iter().map(|r| r["line"].as_u64().expect("line")).collect();
+    let lines: Vec<u64> = rows
+        .iter()
+        .map(|r| r["line"].as_u64().expect("line"))
+        .collect();
     assert_eq!(lines, vec![7, 8]);
 }
 
@@ -205,11 +241,24 @@ fn logs_of_a_file_reported_through_the_tool_with_lines_that_do_not_exist_dropped
     std::fs::write(dir.path().join("app.log"), LOG).expect("write");
     let out = agent_in(
         dir.path(),
-        &["logs", "app.log", "--provider", "anthropic", "--model", "m", "--base-url", server.url()],
+        &[
+            "logs",
+            "app.log",
+            "--provider",
+            "anthropic",
+            "--model",
+            "m",
+            "--base-url",
+            server.url(),
+        ],
         None,
     );
     let (stdout, stderr) = text(&out);
-    assert_eq!(out.status.code(), Some(0), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stdout:\n{stdout}\nstderr:\n{stderr}"
+    );
     // The cited lines that do not exist are gone, counted on stderr; the
     // hypothesis left with none is demoted.
     assert!(
@@ -219,15 +268,25 @@ fn logs_of_a_file_reported_through_the_tool_with_lines_that_do_not_exist_dropped
         ),
         "{stderr}"
     );
-    assert!(stdout.starts_with("# Incident report\n\n**Severity:** high\n"), "{stdout}");
-    assert!(stdout.contains("- 10:00:02 first payment failure (app.log:3)\n"), "{stdout}");
-    assert!(!stdout.contains("invented event"), "{stdout}");
     assert!(
-        stdout.contains("1. ledger lock contention (confidence: high)\n   evidence: app.log:3, app.log:4\n"),
+        stdout.starts_with("# Incident report\n\n**Severity:** high\n"),
         "{stdout}"
     );
     assert!(
-        stdout.contains("2. a bad deploy (confidence: low)\n   evidence: none that exists (demoted)\n"),
+        stdout.contains("- 10:00:02 first payment failure (app.log:3)\n"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("invented event"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "1. ledger lock contention (confidence: high)\n   evidence: app.log:3, app.log:4\n"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "2. a bad deploy (confidence: low)\n   evidence: none that exists (demoted)\n"
+        ),
         "{stdout}"
     );
     assert!(stdout.contains("- release the ledger lock\n"), "{stdout}");
@@ -253,12 +312,21 @@ fn logs_of_a_file_reported_through_the_tool_with_lines_that_do_not_exist_dropped
         .collect();
     assert_eq!(tools, ["report_incident"]);
     let system = first["system"].to_string();
-    assert!(system.contains("You are analysing logs for an incident"), "{system}");
+    assert!(
+        system.contains("You are analysing logs for an incident"),
+        "{system}"
+    );
     // The model is told what was dropped.
     let (answer, is_error) = tool_result(&reqs[1].body, "call_1").expect("tool result");
     assert!(!is_error, "{answer}");
-    assert!(answer.contains("3 cited line(s) do not exist and were dropped"), "{answer}");
-    assert!(answer.contains("evidence app.log:999 (`app.log` has 8 lines)"), "{answer}");
+    assert!(
+        answer.contains("3 cited line(s) do not exist and were dropped"),
+        "{answer}"
+    );
+    assert!(
+        answer.contains("evidence app.log:999 (`app.log` has 8 lines)"),
+        "{answer}"
+    );
 }
 
 #[test]
@@ -278,11 +346,25 @@ fn a_report_missing_fields_or_with_a_bad_confidence_is_refused_and_the_model_tol
     // From standard input, as JSON.
     let out = agent_in(
         dir.path(),
-        &["logs", "--output", "json", "--provider", "anthropic", "--model", "m", "--base-url", server.url()],
+        &[
+            "logs",
+            "--output",
+            "json",
+            "--provider",
+            "anthropic",
+            "--model",
+            "m",
+            "--base-url",
+            server.url(),
+        ],
         Some(LOG.as_bytes()),
     );
     let (stdout, stderr) = text(&out);
-    assert_eq!(out.status.code(), Some(0), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stdout:\n{stdout}\nstderr:\n{stderr}"
+    );
     let reqs = server.requests();
     assert_eq!(reqs.len(), 3, "{stderr}");
     let (refusal, is_error) = tool_result(&reqs[1].body, "call_bad").expect("refusal");
@@ -290,7 +372,10 @@ fn a_report_missing_fields_or_with_a_bad_confidence_is_refused_and_the_model_tol
     assert!(refusal.contains("actions"), "{refusal}");
     let doc: Value = serde_json::from_str(&stdout).expect("json");
     assert_eq!(doc["inputs"], json!([{"name": "stdin", "lines": 8}]));
-    assert_eq!(doc["report"]["summary"], "Payments fail because ledger 12 is locked.");
+    assert_eq!(
+        doc["report"]["summary"],
+        "Payments fail because ledger 12 is locked."
+    );
     assert_eq!(doc["report"]["root_causes"][1]["unsupported"], true);
     assert_eq!(doc["dropped"].as_array().map(Vec::len), Some(3));
     assert_eq!(doc["demoted"], 1);
@@ -310,15 +395,34 @@ fn run_mode_log_analysis_reads_piped_logs_and_a_model_that_never_reports_fails()
         .expect("server");
     let dir = tempfile::tempdir().expect("tmp");
     let args = [
-        "run", "--mode", "log-analysis", "-p", "Why do payments fail?", "--provider", "anthropic",
-        "--model", "m", "--base-url", server.url(),
+        "run",
+        "--mode",
+        "log-analysis",
+        "-p",
+        "Why do payments fail?",
+        "--provider",
+        "anthropic",
+        "--model",
+        "m",
+        "--base-url",
+        server.url(),
     ];
     let out = agent_in(dir.path(), &args, Some(LOG.as_bytes()));
     let (stdout, stderr) = text(&out);
-    assert_eq!(out.status.code(), Some(0), "stdout:\n{stdout}\nstderr:\n{stderr}");
-    assert!(stdout.contains("- 10:00:02 first payment failure (stdin:3)"), "{stdout}");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    assert!(
+        stdout.contains("- 10:00:02 first payment failure (stdin:3)"),
+        "{stdout}"
+    );
     let reqs = server.requests();
-    assert!(user_text(&reqs[0].body).starts_with("Why do payments fail?\n\n<document name=\"log-overview\">"));
+    assert!(
+        user_text(&reqs[0].body)
+            .starts_with("Why do payments fail?\n\n<document name=\"log-overview\">")
+    );
     // The third answer never calls the tool: exit 1, the answer shown.
     let out = agent_in(dir.path(), &args, Some(LOG.as_bytes()));
     let (_, stderr) = text(&out);
@@ -329,8 +433,15 @@ fn run_mode_log_analysis_reads_piped_logs_and_a_model_that_never_reports_fails()
         "{stderr}"
     );
     // --output jsonl is for --templates.
-    let out = agent_in(dir.path(), &["run", "--mode", "log-analysis", "--output", "jsonl"], Some(LOG.as_bytes()));
+    let out = agent_in(
+        dir.path(),
+        &["run", "--mode", "log-analysis", "--output", "jsonl"],
+        Some(LOG.as_bytes()),
+    );
     let (_, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("--mode log-analysis writes text, json or markdown"), "{stderr}");
+    assert!(
+        stderr.contains("--mode log-analysis writes text, json or markdown"),
+        "{stderr}"
+    );
 }

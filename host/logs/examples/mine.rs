@@ -47,7 +47,12 @@ fn main() {
             while written < mib * 1024 * 1024 {
                 let mut s = String::with_capacity(chunk + 4096);
                 let mut t = Vec::new();
-                corpus::plain(seed, chunk.min(mib * 1024 * 1024 - written), &mut s, Some(&mut t));
+                corpus::plain(
+                    seed,
+                    chunk.min(mib * 1024 * 1024 - written),
+                    &mut s,
+                    Some(&mut t),
+                );
                 out.write_all(s.as_bytes()).expect("write");
                 if let Some(tw) = truth.as_mut() {
                     for i in t {

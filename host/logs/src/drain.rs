@@ -188,7 +188,9 @@ impl Drain {
         let mut node = self.roots.entry((severity, toks.len())).or_default();
         for t in &toks[..depth] {
             node = match key(t) {
-                Some(k) if node.children.contains_key(k) => node.children.get_mut(k).expect("present"),
+                Some(k) if node.children.contains_key(k) => {
+                    node.children.get_mut(k).expect("present")
+                }
                 Some(k) if node.children.len() < max_children => {
                     node.children.entry(k.into()).or_default()
                 }

@@ -159,32 +159,23 @@ fn check(r_input: Option<&str>, line: u64, inputs: &[Input]) -> Result<usize, St
 }
 
 fn names(inputs: &[Input]) -> String {
-    inputs.iter().map(|i| i.name.as_str()).collect::<Vec<_>>().join(", ")
+    inputs
+        .iter()
+        .map(|i| i.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Checks every line a report cites against the inputs.
 pub fn check_report(mut report: Report, inputs: &[Input]) -> Checked {
     let mut dropped = Vec::new();
-    report.timeline.retain(|e| match check(e.input.as_deref(), e.line, inputs) {
-        Ok(_) => true,
-        Err(reason) => {
-            dropped.push(Dropped {
-                kind: "timeline",
-                input: e.input.clone(),
-                line: e.line,
-                reason,
-            });
-            false
-        }
-    });
-    let mut demoted = 0;
-    for h in &mut report.root_causes {
-        let before = h.evidence.len();
-        h.evidence.retain(|e| match check(e.input.as_deref(), e.line, inputs) {
+    report
+        .timeline
+        .retain(|e| match check(e.input.as_deref(), e.line, inputs) {
             Ok(_) => true,
             Err(reason) => {
                 dropped.push(Dropped {
-                    kind: "evidence",
+                    kind: "timeline",
                     input: e.input.clone(),
                     line: e.line,
                     reason,
@@ -192,6 +183,22 @@ pub fn check_report(mut report: Report, inputs: &[Input]) -> Checked {
                 false
             }
         });
+    let mut demoted = 0;
+    for h in &mut report.root_causes {
+        let before = h.evidence.len();
+        h.evidence
+            .retain(|e| match check(e.input.as_deref(), e.line, inputs) {
+                Ok(_) => true,
+                Err(reason) => {
+                    dropped.push(Dropped {
+                        kind: "evidence",
+                        input: e.input.clone(),
+                        line: e.line,
+                        reason,
+                    });
+                    false
+                }
+            });
         if before > 0 && h.evidence.is_empty() {
             h.unsupported = true;
             h.confidence = Confidence::Low;
@@ -227,7 +234,11 @@ impl Checked {
             }
         }
         if self.demoted > 0 {
-            let _ = write!(s, " {} hypothesis(es) left without evidence were demoted.", self.demoted);
+            let _ = write!(
+                s,
+                " {} hypothesis(es) left without evidence were demoted.",
+                self.demoted
+            );
         }
         s
     }
@@ -264,7 +275,11 @@ impl Checked {
         if !r.timeline.is_empty() {
             s.push_str("## Timeline\n\n");
             for e in &r.timeline {
-                let time = e.time.as_deref().map(|t| format!("{t} ")).unwrap_or_default();
+                let time = e
+                    .time
+                    .as_deref()
+                    .map(|t| format!("{t} "))
+                    .unwrap_or_default();
                 let _ = writeln!(s, "- {time}{} ({})", e.event, at(&e.input, e.line));
             }
             s.push('\n');
@@ -333,7 +348,13 @@ mod tests {
     fn lines_that_do_not_exist_are_dropped_and_counted() {
         let c = check_report(report(&[4, 11, 0]), &inputs());
         assert_eq!(c.report.timeline.len(), 1);
-        assert_eq!(c.report.root_causes[0].evidence, vec![LineRef { input: None, line: 4 }]);
+        assert_eq!(
+            c.report.root_causes[0].evidence,
+            vec![LineRef {
+                input: None,
+                line: 4
+            }]
+        );
         assert_eq!(c.dropped.len(), 3);
         assert_eq!(c.dropped[1].reason, "`app.log` has 10 lines");
         assert_eq!(c.demoted, 0);
@@ -347,9 +368,26 @@ mod tests {
         assert!(h.unsupported);
         assert_eq!(h.confidence, Confidence::Low);
         assert_eq!(c.demoted, 1);
-        assert!(c.markdown(&inputs()).contains("evidence: none that exists (demoted)"));
-        let two = [inputs()[0].clone(), Input { name: "b.log".into(), lines: 3 }];
-        assert!(check(None, 1, &two).unwrap_err().contains("there are 2: app.log, b.log"));
-        assert!(check(Some("c.log"), 1, &two).unwrap_err().contains("no input named `c.log`"));
+        assert!(
+            c.markdown(&inputs())
+                .contains("evidence: none that exists (demoted)")
+        );
+        let two = [
+            inputs()[0].clone(),
+            Input {
+                name: "b.log".into(),
+                lines: 3,
+            },
+        ];
+        assert!(
+            check(None, 1, &two)
+                .unwrap_err()
+                .contains("there are 2: app.log, b.log")
+        );
+        assert!(
+            check(Some("c.log"), 1, &two)
+                .unwrap_err()
+                .contains("no input named `c.log`")
+        );
     }
 }

@@ -82,12 +82,6 @@ struct Pending {
     in_traceback: bool,
 }
 
-impl Default for Place {
-    fn default() -> Self {
-        Place { input: 0, line: 0 }
-    }
-}
-
 /// The miner.
 #[derive(Debug)]
 pub struct Miner {
@@ -213,7 +207,8 @@ impl Miner {
         self.pending.active = false;
         let p = &self.pending;
         if let Some(t) = p.time
-            && (self.config.since.is_some_and(|s| t < s) || self.config.until.is_some_and(|u| t > u))
+            && (self.config.since.is_some_and(|s| t < s)
+                || self.config.until.is_some_and(|u| t > u))
         {
             self.totals.filtered += 1;
             return;
@@ -308,18 +303,26 @@ java.lang.IllegalStateException: boom
                 seen.push((a.place.line, a.lines, a.template.map(|t| t.id)));
             })
             .expect("read");
-        assert_eq!(seen, vec![(1, 1, Some(1)), (2, 4, Some(2)), (6, 1, Some(1))]);
+        assert_eq!(
+            seen,
+            vec![(1, 1, Some(1)), (2, 4, Some(2)), (6, 1, Some(1))]
+        );
         let a = miner.finish();
         assert_eq!(a.totals.lines, 6);
         assert_eq!(a.totals.records, 3);
         assert_eq!(a.totals.joined_lines, 3);
         assert_eq!(a.templates[0].0.text(), "INFO start worker <*>");
-        assert!(a.templates[1].1.first.text.ends_with("(Y.java:3)"), "{}", a.templates[1].1.first.text);
+        assert!(
+            a.templates[1].1.first.text.ends_with("(Y.java:3)"),
+            "{}",
+            a.templates[1].1.first.text
+        );
     }
 
     #[test]
     fn since_and_until_skip_records_outside() {
-        let log = "2024-01-15T10:00:00Z a\n2024-01-15T11:00:00Z b\n  more of b\n2024-01-15T12:00:00Z c\n";
+        let log =
+            "2024-01-15T10:00:00Z a\n2024-01-15T11:00:00Z b\n  more of b\n2024-01-15T12:00:00Z c\n";
         let mut miner = Miner::new(MinerConfig {
             since: Some(1_705_312_800 + 1800),
             until: Some(1_705_312_800 + 3 * 1800),

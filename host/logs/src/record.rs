@@ -82,7 +82,11 @@ fn json_header(line: &str) -> Option<Header> {
                 serde_json::Value::String(s) => time::find(s.as_bytes(), 1970).map(|s| s.secs),
                 serde_json::Value::Number(n) => n.as_f64().map(|f| {
                     // Seconds or milliseconds since the epoch.
-                    if f > 1e11 { (f / 1000.0) as i64 } else { f as i64 }
+                    if f > 1e11 {
+                        (f / 1000.0) as i64
+                    } else {
+                        f as i64
+                    }
                 }),
                 _ => None,
             };
@@ -187,9 +191,15 @@ mod tests {
 
     #[test]
     fn headers_are_split_from_messages() {
-        assert_eq!(content("Jan 15 10:00:00 web sshd[12]: Accepted key"), " sshd[12]: Accepted key");
+        assert_eq!(
+            content("Jan 15 10:00:00 web sshd[12]: Accepted key"),
+            " sshd[12]: Accepted key"
+        );
         assert_eq!(content("2024-01-15T10:00:00Z ERROR x"), " ERROR x");
-        let h = header(r#"{"ts":"2024-01-15T10:00:00Z","level":"error","msg":"db down","db":"main"}"#, 2024);
+        let h = header(
+            r#"{"ts":"2024-01-15T10:00:00Z","level":"error","msg":"db down","db":"main"}"#,
+            2024,
+        );
         assert_eq!(h.severity, Severity::Error);
         assert_eq!(h.time, Some(1_705_312_800));
         assert_eq!(h.content, Content::Built("db down db=v".into()));
@@ -202,10 +212,19 @@ mod tests {
     fn stack_traces_continue_their_first_line() {
         use Continuation::*;
         assert_eq!(continuation("\tat com.x.Y.z(Y.java:10)", false), Yes);
-        assert_eq!(continuation("java.lang.IllegalStateException: boom", false), Yes);
-        assert_eq!(continuation("Caused by: java.io.IOException: x", false), Yes);
+        assert_eq!(
+            continuation("java.lang.IllegalStateException: boom", false),
+            Yes
+        );
+        assert_eq!(
+            continuation("Caused by: java.io.IOException: x", false),
+            Yes
+        );
         assert_eq!(continuation("... 12 more", false), Yes);
-        assert_eq!(continuation("Traceback (most recent call last):", false), TracebackStart);
+        assert_eq!(
+            continuation("Traceback (most recent call last):", false),
+            TracebackStart
+        );
         assert_eq!(continuation("  File \"a.py\", line 3, in f", true), Yes);
         assert_eq!(continuation("ValueError: bad value", true), TracebackEnd);
         assert_eq!(continuation("KeyboardInterrupt", true), TracebackEnd);

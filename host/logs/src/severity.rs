@@ -87,7 +87,10 @@ pub fn of_line(content: &[u8]) -> Severity {
         let mut w = tok;
         if let Some(eq) = w.iter().position(|&c| c == b'=') {
             let key = &w[..eq];
-            if key.eq_ignore_ascii_case(b"level") || key.eq_ignore_ascii_case(b"lvl") || key.eq_ignore_ascii_case(b"severity") {
+            if key.eq_ignore_ascii_case(b"level")
+                || key.eq_ignore_ascii_case(b"lvl")
+                || key.eq_ignore_ascii_case(b"severity")
+            {
                 w = &w[eq + 1..];
             } else {
                 continue;
@@ -126,7 +129,8 @@ fn access_status(content: &[u8]) -> Option<Severity> {
     let rest = content.get(close + 1..)?;
     let rest = rest.strip_prefix(b" ")?;
     let code = rest.get(..3)?;
-    if !code.iter().all(u8::is_ascii_digit) || rest.get(3).is_some_and(|c| !c.is_ascii_whitespace()) {
+    if !code.iter().all(u8::is_ascii_digit) || rest.get(3).is_some_and(|c| !c.is_ascii_whitespace())
+    {
         return None;
     }
     Some(match code[0] {

@@ -17,7 +17,7 @@ pub const MAX_MINUTES: usize = 100_000;
 
 /// Where a record is: the input's index and the 1-based line of its first
 /// line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
 pub struct Place {
     pub input: usize,
     pub line: u64,
@@ -148,7 +148,10 @@ pub fn score(severity: Severity, s: &TemplateStats, records: u64) -> Score {
     }
     if records >= 100 && s.first_record * 2 > records {
         value += 1.5;
-        signals.push(format!("first seen late (record {} of {records})", s.first_record + 1));
+        signals.push(format!(
+            "first seen late (record {} of {records})",
+            s.first_record + 1
+        ));
     }
     if let Some((minute, peak)) = s.burst() {
         value += 2.0;
@@ -223,7 +226,13 @@ mod tests {
         assert_eq!(s.burst(), Some((25, 30)));
         let sc = score(Severity::Error, &s, 1000);
         assert_eq!(sc.value, 7.0);
-        assert_eq!(sc.signals, vec!["error".to_string(), "burst: 30/min at 1970-01-01T00:25".into()]);
+        assert_eq!(
+            sc.signals,
+            vec![
+                "error".to_string(),
+                "burst: 30/min at 1970-01-01T00:25".into()
+            ]
+        );
         let steady = TemplateStats::new(0, sample(1), Some(0));
         assert_eq!(steady.burst(), None);
     }

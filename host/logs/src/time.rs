@@ -89,7 +89,11 @@ fn clock(b: &[u8], at: usize) -> Option<(u32, u32, u32)> {
     if b.get(at + 2) != Some(&b':') || b.get(at + 5) != Some(&b':') {
         return None;
     }
-    Some((digits(b, at, 2)?, digits(b, at + 3, 2)?, digits(b, at + 6, 2)?))
+    Some((
+        digits(b, at, 2)?,
+        digits(b, at + 3, 2)?,
+        digits(b, at + 6, 2)?,
+    ))
 }
 
 /// Skips a fraction (`.123`, `,123456`) at `at`; returns the index after it.
@@ -256,7 +260,10 @@ pub fn find(line: &[u8], year: i64) -> Option<Stamp> {
             return Some(s);
         }
     } else if first == b'[' {
-        if let Some(s) = iso(line, 1).or_else(|| apache_error(line, 0)).or_else(|| clf(line, 0)) {
+        if let Some(s) = iso(line, 1)
+            .or_else(|| apache_error(line, 0))
+            .or_else(|| clf(line, 0))
+        {
             return Some(extend_bracket(line, s));
         }
     } else if first == b'<' {
@@ -273,10 +280,10 @@ pub fn find(line: &[u8], year: i64) -> Option<Stamp> {
             });
         }
         return None;
-    } else if first.is_ascii_uppercase() {
-        if let Some(s) = syslog(line, 0, year) {
-            return Some(s);
-        }
+    } else if first.is_ascii_uppercase()
+        && let Some(s) = syslog(line, 0, year)
+    {
+        return Some(s);
     }
     // The access logs: `host ident user [date] "request" status size`.
     let window = &line[..line.len().min(80)];
@@ -348,13 +355,31 @@ mod tests {
     #[test]
     fn every_format_names_the_same_instant() {
         let want = "2024-01-15T10:23:45Z".to_string();
-        assert_eq!(at("2024-01-15T10:23:45Z boot"), Some((want.clone(), " boot")));
-        assert_eq!(at("2024-01-15T12:23:45.123+02:00 x"), Some((want.clone(), " x")));
-        assert_eq!(at("2024-01-15 10:23:45,123 ERROR x"), Some((want.clone(), " ERROR x")));
-        assert_eq!(at("2024/01/15 10:23:45 [error] 1#0"), Some((want.clone(), " [error] 1#0")));
+        assert_eq!(
+            at("2024-01-15T10:23:45Z boot"),
+            Some((want.clone(), " boot"))
+        );
+        assert_eq!(
+            at("2024-01-15T12:23:45.123+02:00 x"),
+            Some((want.clone(), " x"))
+        );
+        assert_eq!(
+            at("2024-01-15 10:23:45,123 ERROR x"),
+            Some((want.clone(), " ERROR x"))
+        );
+        assert_eq!(
+            at("2024/01/15 10:23:45 [error] 1#0"),
+            Some((want.clone(), " [error] 1#0"))
+        );
         assert_eq!(at("[2024-01-15 10:23:45] x"), Some((want.clone(), " x")));
-        assert_eq!(at("Jan 15 10:23:45 web sshd[1]: x"), Some((want.clone(), " web sshd[1]: x")));
-        assert_eq!(at("<34>1 2024-01-15T10:23:45Z h a"), Some((want.clone(), " h a")));
+        assert_eq!(
+            at("Jan 15 10:23:45 web sshd[1]: x"),
+            Some((want.clone(), " web sshd[1]: x"))
+        );
+        assert_eq!(
+            at("<34>1 2024-01-15T10:23:45Z h a"),
+            Some((want.clone(), " h a"))
+        );
         assert_eq!(
             at("10.0.0.1 - - [15/Jan/2024:11:23:45 +0100] \"GET / HTTP/1.1\" 200 5"),
             Some((want.clone(), " \"GET / HTTP/1.1\" 200 5"))
@@ -363,7 +388,10 @@ mod tests {
             at("[Mon Jan 15 10:23:45.123456 2024] [error] x"),
             Some((want.clone(), " [error] x"))
         );
-        assert_eq!(at("Jan  5 10:23:45 h x").map(|s| s.0), Some("2024-01-05T10:23:45Z".into()));
+        assert_eq!(
+            at("Jan  5 10:23:45 h x").map(|s| s.0),
+            Some("2024-01-05T10:23:45Z".into())
+        );
     }
 
     #[test]
@@ -374,7 +402,11 @@ mod tests {
         assert_eq!(parse_bound("2024-01-15", 0), Ok(now - 36_000));
         assert_eq!(parse_bound("2h", now), Ok(now - 7200));
         assert_eq!(parse_bound("1d", now), Ok(now - 86_400));
-        assert!(parse_bound("yesterday", now).unwrap_err().contains("`yesterday` is not a time"));
+        assert!(
+            parse_bound("yesterday", now)
+                .unwrap_err()
+                .contains("`yesterday` is not a time")
+        );
     }
 
     #[test]

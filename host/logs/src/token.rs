@@ -108,11 +108,16 @@ mod tests {
             "conn <*> from <*> id=<*> user=<*> took <*>"
         );
         assert_eq!(
-            show("req 3fa85f64-5717-4562-b3fc-2c963f66afa6 read /var/log/app.log \"a b c\" deadbeefcafe"),
+            show(
+                "req 3fa85f64-5717-4562-b3fc-2c963f66afa6 read /var/log/app.log \"a b c\" deadbeefcafe"
+            ),
             "req <*> read <*> <*> <*>"
         );
         assert_eq!(show("GET https://x.example/a ok 0x1F"), "GET <*> ok <*>");
-        assert_eq!(show("Failed to open: permission denied"), "Failed to open: permission denied");
+        assert_eq!(
+            show("Failed to open: permission denied"),
+            "Failed to open: permission denied"
+        );
         assert_eq!(show("  "), "");
     }
 

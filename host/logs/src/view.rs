@@ -49,7 +49,10 @@ pub fn rank(a: &Analysis) -> Vec<Ranked> {
 }
 
 fn place(a: &Analysis, s: &Sample) -> String {
-    let name = a.inputs.get(s.place.input).map_or("input", |i| i.name.as_str());
+    let name = a
+        .inputs
+        .get(s.place.input)
+        .map_or("input", |i| i.name.as_str());
     if s.lines > 1 {
         format!("{name}:{}-{}", s.place.line, s.place.line + s.lines - 1)
     } else {
@@ -96,7 +99,11 @@ pub fn render(a: &Analysis, budget: usize) -> String {
         .collect();
     let _ = writeln!(out, "severity: {}", sev.join(", "));
     if t.unclassified > 0 {
-        let _ = writeln!(out, "unclassified (template limit reached): {}", t.unclassified);
+        let _ = writeln!(
+            out,
+            "unclassified (template limit reached): {}",
+            t.unclassified
+        );
     }
     if !t.error_minutes.is_empty() {
         let mut busiest: Vec<(&i64, &u32)> = t.error_minutes.iter().collect();
@@ -106,7 +113,11 @@ pub fn render(a: &Analysis, budget: usize) -> String {
             .take(5)
             .map(|(m, n)| format!("{} {n}", &format_utc(**m * 60)[..16]))
             .collect();
-        let _ = writeln!(out, "busiest minutes for error/fatal records: {}", top.join(", "));
+        let _ = writeln!(
+            out,
+            "busiest minutes for error/fatal records: {}",
+            top.join(", ")
+        );
     }
     let _ = writeln!(
         out,
@@ -125,7 +136,11 @@ pub fn render(a: &Analysis, budget: usize) -> String {
             tpl.severity.name(),
             s.count,
             r.score.value,
-            if r.score.signals.is_empty() { "" } else { " · " },
+            if r.score.signals.is_empty() {
+                ""
+            } else {
+                " · "
+            },
             r.score.signals.join(", ")
         );
         let _ = writeln!(block, "  template: {}", tpl.text());
@@ -168,7 +183,10 @@ pub fn render(a: &Analysis, budget: usize) -> String {
     }
     let omitted = rest.len() - listed;
     if omitted > 0 {
-        let _ = writeln!(out, "\n[{omitted} lower-ranked templates omitted to fit the budget]");
+        let _ = writeln!(
+            out,
+            "\n[{omitted} lower-ranked templates omitted to fit the budget]"
+        );
     }
     out
 }
@@ -179,7 +197,8 @@ mod tests {
 
     fn analysis(log: &str) -> crate::Analysis {
         let mut m = Miner::new(MinerConfig::default());
-        m.mine_reader("app.log", log.as_bytes(), &mut |_| {}).expect("read");
+        m.mine_reader("app.log", log.as_bytes(), &mut |_| {})
+            .expect("read");
         m.finish()
     }
 
@@ -187,11 +206,16 @@ mod tests {
     fn errors_rank_first_and_the_budget_holds() {
         let mut log = String::new();
         for i in 0..300 {
-            log.push_str(&format!("2024-01-15T10:{:02}:00Z INFO served request {i}\n", i % 60));
+            log.push_str(&format!(
+                "2024-01-15T10:{:02}:00Z INFO served request {i}\n",
+                i % 60
+            ));
         }
         log.push_str("2024-01-15T10:59:00Z ERROR database connection lost to 10.0.0.5\n");
         for i in 0..40 {
-            log.push_str(&format!("2024-01-15T11:00:00Z INFO other thing{i} happened\n"));
+            log.push_str(&format!(
+                "2024-01-15T11:00:00Z INFO other thing{i} happened\n"
+            ));
         }
         let a = analysis(&log);
         let view = super::render(&a, 100_000);
@@ -203,9 +227,15 @@ mod tests {
         // A smaller budget: the lowest-ranked template becomes one line.
         let small = super::render(&a, 1200);
         assert!(small.len() <= 1200, "{}", small.len());
-        assert!(small.contains("\nT1 info ×300 INFO served request <*>\n"), "{small}");
+        assert!(
+            small.contains("\nT1 info ×300 INFO served request <*>\n"),
+            "{small}"
+        );
         // Smaller still: templates are omitted, and said so.
         let tiny = super::render(&a, 700);
-        assert!(tiny.contains("[2 lower-ranked templates omitted to fit the budget]"), "{tiny}");
+        assert!(
+            tiny.contains("[2 lower-ranked templates omitted to fit the budget]"),
+            "{tiny}"
+        );
     }
 }

@@ -32,7 +32,10 @@ fn grouping_accuracy_on_generated_logs_is_at_least_095() {
         found.len(),
         found.join("\n")
     );
-    eprintln!("grouping accuracy {accuracy:.4} ({} templates found)", found.len());
+    eprintln!(
+        "grouping accuracy {accuracy:.4} ({} templates found)",
+        found.len()
+    );
 }
 
 #[test]

@@ -109,11 +109,7 @@ fn miner_config(job: &Job) -> Result<MinerConfig> {
 }
 
 /// Reads and mines every input, calling `sink` for each record.
-fn mine(
-    job: &Job,
-    sources: &[Source],
-    sink: &mut dyn FnMut(&Assignment<'_>),
-) -> Result<Analysis> {
+fn mine(job: &Job, sources: &[Source], sink: &mut dyn FnMut(&Assignment<'_>)) -> Result<Analysis> {
     let mut miner = Miner::new(miner_config(job)?);
     for source in sources {
         let name = source.name();

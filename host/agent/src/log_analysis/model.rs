@@ -119,12 +119,13 @@ pub(crate) fn analyse(app: &mut App, job: Job) -> Result<u8> {
         return Err(UsageError("--max-turns must be at least 1".into()).into());
     }
     let timeout = match &job.timeout {
-        Some(t) => agent_bounded::parse_duration(t, agent_bounded::BareNumber::Seconds)
-            .map_err(|_| {
+        Some(t) => {
+            agent_bounded::parse_duration(t, agent_bounded::BareNumber::Seconds).map_err(|_| {
                 UsageError(format!(
                     "--timeout {t}: expected a duration such as 120s, 5m or 500ms"
                 ))
-            })?,
+            })?
+        }
         None => config.agent.timeout,
     };
     if job.output == Output::Jsonl {
@@ -189,7 +190,10 @@ pub(crate) fn analyse(app: &mut App, job: Job) -> Result<u8> {
     )?;
     let client = Session::spawn(parts, tokio::runtime::Handle::current());
     client.send(Op::UserTurn {
-        text: job.prompt.clone().unwrap_or_else(|| DEFAULT_PROMPT.to_string()),
+        text: job
+            .prompt
+            .clone()
+            .unwrap_or_else(|| DEFAULT_PROMPT.to_string()),
         attachments: vec![Attachment {
             name: "log-overview".into(),
             content: overview,
@@ -219,7 +223,11 @@ pub(crate) fn analyse(app: &mut App, job: Job) -> Result<u8> {
         if stop != StopKind::EndTurn {
             eprintln!(
                 "stopped: the {} limit was reached before the model reported (session {session})",
-                if stop == StopKind::MaxTurns { "turn" } else { "time" }
+                if stop == StopKind::MaxTurns {
+                    "turn"
+                } else {
+                    "time"
+                }
             );
             return Ok(exit::LIMIT);
         }
@@ -234,20 +242,21 @@ pub(crate) fn analyse(app: &mut App, job: Job) -> Result<u8> {
         eprintln!("{line}");
     }
     let text = match job.output {
-        Output::Json => serde_json::to_string_pretty(&json!({
-            "report": checked.report,
-            "dropped": checked.dropped,
-            "demoted": checked.demoted,
-            "inputs": analysis.inputs,
-            "records": analysis.totals.records,
-            "templates": analysis.templates.len(),
-            "session": session,
-            "turns": summary.turns,
-            "usage": {"input_tokens": summary.input_tokens, "output_tokens": summary.output_tokens},
-        }))? + "\n",
+        Output::Json => {
+            serde_json::to_string_pretty(&json!({
+                "report": checked.report,
+                "dropped": checked.dropped,
+                "demoted": checked.demoted,
+                "inputs": analysis.inputs,
+                "records": analysis.totals.records,
+                "templates": analysis.templates.len(),
+                "session": session,
+                "turns": summary.turns,
+                "usage": {"input_tokens": summary.input_tokens, "output_tokens": summary.output_tokens},
+            }))? + "\n"
+        }
         _ => checked.markdown(&analysis.inputs),
     };
     print!("{text}");
     Ok(exit::OK)
 }
-

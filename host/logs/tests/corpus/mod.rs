@@ -85,40 +85,116 @@ pub const SPECS: &[Spec] = &[
     s(Iso, "ERROR", "Failed to write {path}: disk quota exceeded"),
     s(Iso, "DEBUG", "cache lookup key={hex} hit={num}"),
     s(Python, "INFO", "Processed batch {uuid} with {num} items"),
-    s(Python, "WARNING", "Retrying request to {ip} attempt {num} of 5"),
+    s(
+        Python,
+        "WARNING",
+        "Retrying request to {ip} attempt {num} of 5",
+    ),
     t(Python, "ERROR", "Unhandled exception in handler {quoted}"),
     s(Python, "INFO", "User {user} uploaded {path} ({size})"),
-    s(Log4j, "INFO", "Request {uuid} completed status={num} in {dur}"),
+    s(
+        Log4j,
+        "INFO",
+        "Request {uuid} completed status={num} in {dur}",
+    ),
     t(Log4j, "ERROR", "Transaction {hex} rolled back"),
-    s(Log4j, "WARN", "Connection pool exhausted active={num} idle={num}"),
+    s(
+        Log4j,
+        "WARN",
+        "Connection pool exhausted active={num} idle={num}",
+    ),
     s(Log4j, "INFO", "Scheduled job {quoted} finished"),
-    s(Syslog, "", "sshd[{num}]: Accepted publickey for {user} from {ip} port {num} ssh2"),
-    s(Syslog, "", "sshd[{num}]: Failed password for invalid user {user} from {ip} port {num} ssh2"),
-    s(Syslog, "", "kernel: [{num}] Out of memory: Killed process {num} ({user})"),
+    s(
+        Syslog,
+        "",
+        "sshd[{num}]: Accepted publickey for {user} from {ip} port {num} ssh2",
+    ),
+    s(
+        Syslog,
+        "",
+        "sshd[{num}]: Failed password for invalid user {user} from {ip} port {num} ssh2",
+    ),
+    s(
+        Syslog,
+        "",
+        "kernel: [{num}] Out of memory: Killed process {num} ({user})",
+    ),
     s(Syslog, "", "CRON[{num}]: ({user}) CMD ({path} --quiet)"),
-    s(Rfc5424, "", "app {num} ID{num} - user {user} logged in from {ip}"),
-    s(Rfc5424, "", "app {num} ID{num} - session {uuid} expired after {dur}"),
+    s(
+        Rfc5424,
+        "",
+        "app {num} ID{num} - user {user} logged in from {ip}",
+    ),
+    s(
+        Rfc5424,
+        "",
+        "app {num} ID{num} - session {uuid} expired after {dur}",
+    ),
     s(Access, "200", "GET"),
     s(Access, "404", "GET"),
     s(Access, "503", "POST"),
-    s(NginxError, "error", "{num}#0: *{num} connect() failed (111: Connection refused) while connecting to upstream, client: {ip}, server: {user}.example.com"),
-    s(NginxError, "warn", "{num}#0: *{num} an upstream response is buffered to a temporary file {path} while reading upstream"),
-    s(ApacheError, "core:error", "[pid {num}] [client {ip}:{num}] AH00037: Symbolic link not allowed or link target not accessible: {path}"),
-    s(ApacheError, "mpm_event:notice", "[pid {num}] AH00489: Apache/2.4.{num} configured -- resuming normal operations"),
+    s(
+        NginxError,
+        "error",
+        "{num}#0: *{num} connect() failed (111: Connection refused) while connecting to upstream, client: {ip}, server: {user}.example.com",
+    ),
+    s(
+        NginxError,
+        "warn",
+        "{num}#0: *{num} an upstream response is buffered to a temporary file {path} while reading upstream",
+    ),
+    s(
+        ApacheError,
+        "core:error",
+        "[pid {num}] [client {ip}:{num}] AH00037: Symbolic link not allowed or link target not accessible: {path}",
+    ),
+    s(
+        ApacheError,
+        "mpm_event:notice",
+        "[pid {num}] AH00489: Apache/2.4.{num} configured -- resuming normal operations",
+    ),
     s(Json, "info", "order placed"),
     s(Json, "error", "payment declined"),
     s(Json, "warn", "inventory low"),
-    s(Glog, "I", "{num} controller.go:{num}] Reconciling deployment {user}/{user} generation {num}"),
-    s(Glog, "E", "{num} reflector.go:{num}] Failed to watch {path}: context deadline exceeded after {dur}"),
-    s(Logfmt, "info", "msg={quoted} component=scheduler queue_depth={num}"),
-    s(Logfmt, "error", "msg={quoted} component=storage err={quoted} retry_in={dur}"),
+    s(
+        Glog,
+        "I",
+        "{num} controller.go:{num}] Reconciling deployment {user}/{user} generation {num}",
+    ),
+    s(
+        Glog,
+        "E",
+        "{num} reflector.go:{num}] Failed to watch {path}: context deadline exceeded after {dur}",
+    ),
+    s(
+        Logfmt,
+        "info",
+        "msg={quoted} component=scheduler queue_depth={num}",
+    ),
+    s(
+        Logfmt,
+        "error",
+        "msg={quoted} component=storage err={quoted} retry_in={dur}",
+    ),
     s(Iso, "FATAL", "Out of memory allocating {size} for {path}"),
     s(Iso, "INFO", "Health check {ip} ok latency={dur}"),
 ];
 
-const USERS: &[&str] = &["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi"];
-const WORDS: &[&str] = &["sync orders", "nightly report", "cleanup temp", "reindex search"];
-const PATHS: &[&str] = &["/var/log/app", "/srv/data/uploads", "/tmp/cache", "/home/deploy/releases"];
+const USERS: &[&str] = &[
+    "alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi",
+];
+const WORDS: &[&str] = &[
+    "sync orders",
+    "nightly report",
+    "cleanup temp",
+    "reindex search",
+];
+const PATHS: &[&str] = &[
+    "/var/log/app",
+    "/srv/data/uploads",
+    "/tmp/cache",
+    "/home/deploy/releases",
+];
 const MONTHS: &[&str] = &["Jan", "Feb", "Mar"];
 
 fn fill(rng: &mut Rng, message: &str, out: &mut String) {
