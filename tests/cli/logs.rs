@@ -16,6 +16,9 @@ use serde_json::{Value, json};
 
 use super::sandbox;
 
+#[path = "../../host/logs/tests/corpus/mod.rs"]
+mod corpus;
+
 const LOG: &str = "\
 2024-01-15T10:00:00Z INFO worker 1 started in 15ms
 2024-01-15T10:00:01Z INFO worker 2 started in 12ms
@@ -444,4 +447,27 @@ fn run_mode_log_analysis_reads_piped_logs_and_a_model_that_never_reports_fails()
         stderr.contains("--mode log-analysis writes text, json or markdown"),
         "{stderr}"
     );
+}
+
+#[test]
+fn templates_jsonl_of_generated_logs_groups_at_least_95_percent_of_lines_right() {
+    // The grouping accuracy measured as users would: the binary's jsonl on
+    // logs generated from 35 known templates in 11 formats (stack traces
+    // included), against each line's true template.
+    let (log, truth) = corpus::corpus(21, 5_000);
+    let dir = tempfile::tempdir().expect("tmp");
+    std::fs::write(dir.path().join("gen.log"), &log).expect("write");
+    let out = agent_in(
+        dir.path(),
+        &["logs", "--templates", "gen.log", "--output", "jsonl"],
+        None,
+    );
+    let rows = lines_of(&out);
+    assert_eq!(rows.len(), truth.len(), "one row per line");
+    let predicted: Vec<u64> = rows
+        .iter()
+        .map(|r| r["template_id"].as_u64().expect("id"))
+        .collect();
+    let accuracy = corpus::grouping_accuracy(&predicted, &truth);
+    assert!(accuracy >= 0.95, "grouping accuracy {accuracy}");
 }

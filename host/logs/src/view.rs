@@ -143,7 +143,7 @@ pub fn render(a: &Analysis, budget: usize) -> String {
             },
             r.score.signals.join(", ")
         );
-        let _ = writeln!(block, "  template: {}", tpl.text());
+        let _ = writeln!(block, "  template: {}", cut(&tpl.text(), 500));
         if let (Some(f), Some(l)) = (s.first_time, s.last_time) {
             let _ = writeln!(block, "  seen: {} .. {}", format_utc(f), format_utc(l));
         }

@@ -41,8 +41,9 @@ pub const LOGS_AFTER_HELP: &str = concat!(
     "line (`{\"input\",\"line\",\"template_id\",\"template\"}`, the template as it was when the ",
     "line was read), otherwise the templates found, most anomalous first.\n\n",
     "--since/--until take an ISO 8601 date-time, a date, or a duration before now (2h, 1d).\n\n",
-    "Exit codes: 0 done · 2 usage error · 3 provider error · 5 the model stopped at its turn or ",
-    "time limit without reporting."
+    "Exit codes: 0 done · 1 the model finished without calling report_incident (or no record ",
+    "was read) · 2 usage error · 3 provider error · 5 the model stopped at its turn or time limit ",
+    "without reporting."
 );
 
 /// `agent logs`.
