@@ -757,6 +757,7 @@ mod project_paths;
 mod cold_start;
 // A fresh checkout stays as committed: the JS example installs with `npm ci` only.
 mod checkout;
+mod logs;
 
 /// `agent run` against a loopback model at `url` speaking the Anthropic
 /// wire (`test-model`), printing JSON lines, with a 120 s limit; then `extra`.

@@ -187,6 +187,9 @@ pub enum Command {
     /// granted: `--allow mcp:NAME/shell:exec:PROGRAM` or `mcp:NAME/net:fetch:ORIGIN`).
     #[command(subcommand)]
     Mcp(crate::commands::mcp::McpCommand),
+    /// Analyse logs: mine them into templates and have the model report the incident.
+    #[command(after_help = crate::commands::logs::LOGS_AFTER_HELP)]
+    Logs(crate::commands::logs::LogsArgs),
 }
 
 const DOCTOR_AFTER_HELP: &str = concat!(
@@ -446,6 +449,10 @@ pub struct RunArgs {
     /// Approve every tool that requires approval.
     #[arg(long, short = 'y', alias = "approve-tools")]
     pub yes: bool,
+    /// A headless mode instead of a free task (`log-analysis`: piped logs
+    /// analysed as `agent logs -` does).
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub mode: Option<crate::commands::run::mode::RunMode>,
 }
 
 /// `agent sessions ...`

@@ -12,6 +12,7 @@ mod error_chain;
 mod headless;
 mod index_access;
 mod listing;
+mod log_analysis;
 mod mcp_servers;
 mod mcp_tools;
 mod scaffold;
@@ -138,6 +139,7 @@ async fn run_with_app(
         Command::Completions { shell } => commands::shell::completions(shell),
         Command::Man { dir } => commands::shell::man(dir.as_deref()),
         Command::Mcp(cmd) => commands::mcp::run(&mut app, cmd).await,
+        Command::Logs(args) => commands::logs::run(&mut app, args),
     }
 }
 

@@ -54,6 +54,14 @@ const BUILTINS: &[Builtin] = &[
         digest: SECURITY_BASE_DIGEST,
         precompiled: SECURITY_BASE_PRECOMPILED,
     },
+    Builtin {
+        name: "log-analysis",
+        manifest: include_str!(concat!(env!("OUT_DIR"), "/log_analysis_skill/SKILL.yaml")),
+        files: LOG_ANALYSIS_SKILL_FILES,
+        component: include_bytes!(concat!(env!("OUT_DIR"), "/log_analysis_skill.wasm")),
+        digest: LOG_ANALYSIS_SKILL_DIGEST,
+        precompiled: LOG_ANALYSIS_SKILL_PRECOMPILED,
+    },
 ];
 
 /// Every built-in skill.

@@ -1,6 +1,7 @@
 //! `agent run`: the agent loop from the command line — the arguments, the
 //! session assembled and spawned, then [`render`] shows its events.
 
+pub mod mode;
 mod render;
 
 use std::io::{IsTerminal, Read};
@@ -102,6 +103,9 @@ fn read_prompt(args: &RunArgs) -> Result<(String, Vec<Attachment>)> {
 }
 
 pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
+    if let Some(m) = args.mode {
+        return mode::run(app, args, m);
+    }
     // Headless: grants come from --allow / --capabilities only, and nothing
     // ever waits for an answer on the terminal (the TUI is the interactive
     // mode).
