@@ -159,6 +159,7 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
             timeout: Some(timeout),
             tools: args.tools.clone(),
             report_setup: app.global.verbose,
+            host_tools: Vec::new(),
         },
     )?;
     let client = Session::spawn(parts, tokio::runtime::Handle::current());
