@@ -161,12 +161,50 @@ fn outline<'a>(path: &str, text: &'a str) -> Outline<'a> {
 }
 
 /// The smallest scope holding `line`.
-fn enclosing(scopes: &[(u32, u32)], first: u32, last: u32) -> Option<(u32, u32)> {
+fn enclosing(scopes: &[(u32, u32)], line: u32) -> Option<(u32, u32)> {
     scopes
         .iter()
-        .filter(|(a, b)| *a <= first && last <= *b)
+        .filter(|(a, b)| *a <= line && line <= *b)
         .min_by_key(|(a, b)| b - a)
         .copied()
+}
+
+/// The lines shown for a hunk and how its title names them: the enclosing
+/// scope of every added line (the smallest function or class holding it),
+/// whole when shorter than `max_scope_lines`, else only the lines around
+/// the change.
+fn scope_region(
+    o: &Outline,
+    hunk: &Hunk,
+    (first, last): (u32, u32),
+    around: (u32, u32),
+    opts: &ChunkOptions,
+) -> ((u32, u32), String) {
+    let mut scopes: Vec<(u32, u32)> = hunk.added().filter_map(|n| enclosing(&o.scopes, n)).collect();
+    scopes.sort_unstable();
+    scopes.dedup();
+    if scopes.is_empty() {
+        return (around, "at the top level".to_string());
+    }
+    let (mut start, mut end) = (first, last);
+    let mut names = Vec::new();
+    let mut long = false;
+    for (a, b) in &scopes {
+        let name = o.lines.get((*a - 1) as usize).map_or("", |t| t.trim());
+        if b - a < opts.max_scope_lines {
+            start = start.min(*a);
+            end = end.max(*b);
+            names.push(format!("`{}` (lines {a}-{b})", clip(name, 80)));
+        } else {
+            long = true;
+            names.push(format!("`{}` (lines {a}-{b}, shown around the change)", clip(name, 80)));
+        }
+    }
+    if long {
+        start = start.min(around.0);
+        end = end.max(around.1);
+    }
+    ((start, end), format!("in {}", names.join(", ")))
 }
 
 fn clip(s: &str, max: usize) -> &str {
@@ -248,24 +286,8 @@ fn sections(view: &FileView, opts: &ChunkOptions) -> Vec<String> {
             first.saturating_sub(opts.context_lines).max(1),
             (last + opts.context_lines).min(count.max(1)),
         );
-        let (region, title) = match outline
-            .as_ref()
-            .and_then(|o| enclosing(&o.scopes, first, last).map(|s| (s, o)))
-        {
-            Some(((a, b), o)) if b - a < opts.max_scope_lines => {
-                let name = o.lines.get((a - 1) as usize).map_or("", |t| t.trim());
-                ((a, b), format!("in `{}` (lines {a}-{b})", clip(name, 80)))
-            }
-            Some(((a, b), o)) => {
-                let name = o.lines.get((a - 1) as usize).map_or("", |t| t.trim());
-                (
-                    around,
-                    format!(
-                        "in `{}` (lines {a}-{b}, shown around the change)",
-                        clip(name, 80)
-                    ),
-                )
-            }
+        let (region, title) = match &outline {
+            Some(o) => scope_region(o, hunk, (first, last), around, opts),
             None => (around, "at the top level".to_string()),
         };
         let lines = hunk_lines(hunk, outline.as_ref(), region);
@@ -355,6 +377,25 @@ diff --git a/app.py b/app.py
         );
         assert!(t.contains("    9   def run(q):\n      -     cur = conn.execute(q)\n   10 +     cur = conn.execute(\"SELECT \" + q)\n   11       return cur\n"), "{t}");
         assert!(!t.contains("def other"), "only the enclosing function: {t}");
+    }
+
+    #[test]
+    fn a_hunk_across_two_functions_shows_both() {
+        let new = "import os\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n";
+        let patch = "diff --git a/m.py b/m.py\n--- a/m.py\n+++ b/m.py\n@@ -4,6 +4,6 @@\n def a():\n-    return 0\n+    return 1\n \n \n def b():\n-    return 0\n+    return 2\n";
+        let files = parse_patch(patch);
+        let c = chunks(
+            &[FileView {
+                patch: &files[0],
+                text: Some(new),
+            }],
+            &ChunkOptions::default(),
+        );
+        let t = &c[0].text;
+        assert!(
+            t.contains("### change at lines 4-9, in `def a():` (lines 4-5), `def b():` (lines 8-9)\n"),
+            "{t}"
+        );
     }
 
     #[test]

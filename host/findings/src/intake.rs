@@ -200,6 +200,14 @@ impl Intake {
         self.known.extend(findings.iter().cloned());
     }
 
+    /// Counts `n` reports refused before they reached the intake (the
+    /// tool router's schema check: a field missing, a severity not in the
+    /// enumeration): received, and invalid.
+    pub fn refused(&mut self, n: usize) {
+        self.counts.received += n;
+        self.counts.invalid += n;
+    }
+
     /// The counts so far.
     pub fn counts(&self) -> Counts {
         self.counts

@@ -216,3 +216,12 @@ fn duplicates_of_static_findings_and_earlier_reports_are_dropped() {
         "3 reported by the model: 1 recorded, 0 demoted, 2 dropped (2 duplicate)"
     );
 }
+
+#[test]
+fn reports_the_router_refused_count_as_received_and_invalid() {
+    let mut i = intake(Anchor::default());
+    assert!(i.submit(&sqli(4)).recorded());
+    i.refused(2);
+    let c = i.counts();
+    assert_eq!((c.received, c.invalid, c.accepted, c.dropped()), (3, 2, 1, 2));
+}
