@@ -25,6 +25,7 @@ const BUILTINS: &[(&str, &str, &str)] = &[
     ("core-tools", "core-tools", "core_tools"),
     ("git", "git-skill", "git_skill"),
     ("security-base", "security-base", "security_base"),
+    ("code-review", "code-review", "code_review"),
 ];
 
 fn main() {
@@ -52,7 +53,7 @@ fn run() -> Result<(), String> {
     }
     for (dir, _, _) in BUILTINS {
         let d = workspace.join("builtin-skills").join(dir);
-        for watched in ["src", "Cargo.toml", "SKILL.yaml", "schemas"] {
+        for watched in ["src", "Cargo.toml", "SKILL.yaml", "schemas", "prompts"] {
             println!("cargo:rerun-if-changed={}", d.join(watched).display());
         }
     }

@@ -1,8 +1,8 @@
 //! `code-review`: the built-in skill behind `agent review`.
 //!
-//! - prompt: the review instructions and checklist, the manifest's
-//!   `prompt.system_prompt_file` (`prompts/review.md`), which the host adds
-//!   to the system prompt while the skill is active.
+//! - prompt: the review instructions and checklist (`prompts/review.md`,
+//!   compiled in), one fragment of the `prompt` export while the skill is
+//!   active.
 //! - workflow `collect-diff {base?, head?, staged?, merge_base?, paths?}`: the unified
 //!   diff and the new version of every changed file, both asked of the
 //!   built-in `git` skill through `skills.invoke` (`git_diff`, `git_show`).
@@ -13,10 +13,16 @@
 use std::collections::BTreeMap;
 
 use agent_skill_sdk::types::SkillError;
+use agent_skill_sdk::wit::prompt_skill::exports::agent::skill::prompt::{
+    Guest as PromptGuest, PromptContext, PromptFragment,
+};
 use agent_skill_sdk::wit::workflow_skill::exports::agent::skill::workflow::{Guest, WorkflowSpec};
 use agent_skill_sdk::{ToolError, skills};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+
+/// The instructions and checklist.
+pub const INSTRUCTIONS: &str = include_str!("../prompts/review.md");
 
 /// A changed file larger than this is not sent whole (only its hunks).
 pub const MAX_FILE_BYTES: usize = 1024 * 1024;
@@ -69,7 +75,11 @@ const COLLECT_SCHEMA: &str = r#"{
 /// files `git show` reads (`REV:path`; `:path` is the index; `None`: the
 /// working tree, read with `git show` of nothing — the caller reads files).
 pub fn plan(c: &Collect) -> Result<(serde_json::Value, Option<String>), ToolError> {
-    let given = [c.staged, c.merge_base.is_some(), c.base.is_some() || c.head.is_some()];
+    let given = [
+        c.staged,
+        c.merge_base.is_some(),
+        c.base.is_some() || c.head.is_some(),
+    ];
     if given.iter().filter(|g| **g).count() > 1 {
         return Err(ToolError::invalid_input(
             "give one of `staged`, `merge_base`, or `base` (with `head`)",
@@ -82,12 +92,20 @@ pub fn plan(c: &Collect) -> Result<(serde_json::Value, Option<String>), ToolErro
         ));
     }
     if c.staged {
-        return Ok((json!({"head": "HEAD", "paths": c.paths}), Some(String::new())));
+        return Ok((
+            json!({"head": "HEAD", "paths": c.paths}),
+            Some(String::new()),
+        ));
     }
     match (&c.base, &c.head) {
-        (Some(b), Some(h)) => Ok((json!({"base": b, "head": h, "paths": c.paths}), Some(h.clone()))),
+        (Some(b), Some(h)) => Ok((
+            json!({"base": b, "head": h, "paths": c.paths}),
+            Some(h.clone()),
+        )),
         (Some(b), None) => Ok((json!({"base": b, "paths": c.paths}), None)),
-        (None, _) => Err(ToolError::invalid_input("`base` is required unless `staged` or `merge_base` is given")),
+        (None, _) => Err(ToolError::invalid_input(
+            "`base` is required unless `staged` or `merge_base` is given",
+        )),
     }
 }
 
@@ -141,6 +159,16 @@ fn collect(input: &str) -> Result<String, ToolError> {
 
 struct Review;
 
+impl PromptGuest for Review {
+    fn fragments(_context: PromptContext) -> Vec<PromptFragment> {
+        vec![PromptFragment {
+            title: "code review".to_string(),
+            content: INSTRUCTIONS.to_string(),
+            priority: 0,
+        }]
+    }
+}
+
 impl Guest for Review {
     fn list_workflows() -> Vec<WorkflowSpec> {
         vec![WorkflowSpec {
@@ -161,6 +189,7 @@ impl Guest for Review {
     }
 }
 
+agent_skill_sdk::wit::prompt_skill::export!(Review);
 agent_skill_sdk::wit::workflow_skill::export!(Review);
 
 #[cfg(test)]
@@ -209,9 +238,9 @@ mod tests {
 
     #[test]
     fn the_manifest_names_the_workflow_and_the_prompt() {
-        let m: serde_yaml::Value =
-            serde_yaml::from_str(include_str!("../SKILL.yaml")).unwrap();
+        let m: serde_yaml::Value = serde_yaml::from_str(include_str!("../SKILL.yaml")).unwrap();
         assert_eq!(m["name"], "code-review");
-        assert_eq!(m["prompt"]["system_prompt_file"], "prompts/review.md");
+        assert_eq!(m["types"][0], "prompt");
+        assert!(INSTRUCTIONS.contains("report_finding"));
     }
 }

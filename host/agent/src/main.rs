@@ -125,11 +125,16 @@ async fn run_with_app(
         Command::Keys(cmd) => commands::keys::keys(&mut app, cmd),
         Command::Audit(cmd) => commands::keys::audit(&mut app, cmd),
         Command::Config(cmd) => commands::config::run(&mut app, cmd),
+        Command::Run(args) if args.mode == Some(commands::run::mode::RunMode::CodeReview) => {
+            let args = commands::review::ReviewArgs::from_run(args)?;
+            commands::review::run(&mut app, args).await
+        }
         Command::Run(args) => commands::run::run(&mut app, args),
         Command::Sessions(cmd) => commands::sessions::run(&mut app, cmd),
         Command::Workflow(cmd) => commands::workflow::run(&mut app, cmd).await,
         Command::Registry(cmd) => commands::registry::registry(&mut app, cmd),
         Command::SecurityAudit(args) => commands::security::run(&mut app, args).await,
+        Command::Review(args) => commands::review::run(&mut app, args).await,
         Command::Doctor(args) => commands::doctor::run(&mut app, args),
         Command::Completions { shell } => commands::shell::completions(shell),
         Command::Man { dir } => commands::shell::man(dir.as_deref()),

@@ -180,7 +180,10 @@ fn scope_region(
     around: (u32, u32),
     opts: &ChunkOptions,
 ) -> ((u32, u32), String) {
-    let mut scopes: Vec<(u32, u32)> = hunk.added().filter_map(|n| enclosing(&o.scopes, n)).collect();
+    let mut scopes: Vec<(u32, u32)> = hunk
+        .added()
+        .filter_map(|n| enclosing(&o.scopes, n))
+        .collect();
     scopes.sort_unstable();
     scopes.dedup();
     if scopes.is_empty() {
@@ -197,7 +200,10 @@ fn scope_region(
             names.push(format!("`{}` (lines {a}-{b})", clip(name, 80)));
         } else {
             long = true;
-            names.push(format!("`{}` (lines {a}-{b}, shown around the change)", clip(name, 80)));
+            names.push(format!(
+                "`{}` (lines {a}-{b}, shown around the change)",
+                clip(name, 80)
+            ));
         }
     }
     if long {
@@ -393,7 +399,9 @@ diff --git a/app.py b/app.py
         );
         let t = &c[0].text;
         assert!(
-            t.contains("### change at lines 4-9, in `def a():` (lines 4-5), `def b():` (lines 8-9)\n"),
+            t.contains(
+                "### change at lines 4-9, in `def a():` (lines 4-5), `def b():` (lines 8-9)\n"
+            ),
             "{t}"
         );
     }

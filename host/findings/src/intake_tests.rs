@@ -223,5 +223,8 @@ fn reports_the_router_refused_count_as_received_and_invalid() {
     assert!(i.submit(&sqli(4)).recorded());
     i.refused(2);
     let c = i.counts();
-    assert_eq!((c.received, c.invalid, c.accepted, c.dropped()), (3, 2, 1, 2));
+    assert_eq!(
+        (c.received, c.invalid, c.accepted, c.dropped()),
+        (3, 2, 1, 2)
+    );
 }

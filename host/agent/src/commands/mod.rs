@@ -7,6 +7,7 @@ pub mod config;
 pub mod doctor;
 pub mod keys;
 pub mod registry;
+pub mod review;
 pub mod run;
 pub mod security;
 pub mod sessions;
