@@ -485,3 +485,42 @@ fn a_revision_git_does_not_know_is_a_usage_error_and_no_model_is_asked() {
     );
     assert!(server.requests().is_empty());
 }
+
+#[test]
+fn staged_changes_and_the_working_tree_are_reviewed_from_their_own_versions() {
+    let sb = sandbox();
+    repository(&sb);
+    let p = sb.project.path();
+    // Staged: a new function; then, unstaged on top, one more line.
+    let staged = format!("{V2}\n\ndef ratio(a, b):\n    return a / b\n");
+    write(p, "src/app.py", &staged);
+    git(p, &["add", "src/app.py"]);
+    write(p, "src/app.py", &format!("{staged}# unstaged\n"));
+    for (flags, added, last_line) in [
+        (vec!["--staged"], 4usize, "   18 +     return a / b"),
+        (vec![], 5, "   19 + # unstaged"),
+    ] {
+        let rt = tokio_rt();
+        let server = rt
+            .block_on(ModelServer::start(vec![
+                Wire::Anthropic.answer("No problems."),
+            ]))
+            .expect("server");
+        let mut args = flags.clone();
+        args.extend(["--output", "json"]);
+        let out = review(&sb, &server, Wire::Anthropic, &args);
+        assert_eq!(code(&out), 0, "{flags:?}: {:?}", text(&out));
+        let report = json_out(&out);
+        assert_eq!(
+            report["review"]["added_lines"], added,
+            "{flags:?}: {report:#}"
+        );
+        assert_eq!(report["review"]["model_calls"], 1, "{flags:?}");
+        let sent = first_request_text(&server.requests()[0]);
+        assert!(sent.contains(last_line), "{flags:?}: {sent}");
+        assert!(
+            sent.contains("in `def ratio(a, b):` (lines 17-18)"),
+            "{flags:?}: {sent}"
+        );
+    }
+}

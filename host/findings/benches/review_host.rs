@@ -47,6 +47,29 @@ fn fixture() -> (String, BTreeMap<String, String>) {
 
 fn review_host(c: &mut Criterion) {
     let (diff, files) = fixture();
+    // How many model conversations such a review makes (the chunk count
+    // at the budget `agent review` uses by default, 48,000 characters).
+    {
+        let parsed = parse_patch(&diff);
+        let views: Vec<FileView> = parsed
+            .iter()
+            .map(|p| FileView {
+                patch: p,
+                text: files.get(&p.path).map(String::as_str),
+            })
+            .collect();
+        for budget in [24_000, 48_000] {
+            let n = chunks(
+                &views,
+                &ChunkOptions {
+                    budget_chars: budget,
+                    ..ChunkOptions::default()
+                },
+            )
+            .len();
+            eprintln!("1,000-line diff: {n} chunks at {budget} characters");
+        }
+    }
     c.bench_function("review_host_1000_line_diff", |b| {
         b.iter(|| {
             let parsed = parse_patch(&diff);
