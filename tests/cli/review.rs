@@ -524,3 +524,57 @@ fn staged_changes_and_the_working_tree_are_reviewed_from_their_own_versions() {
         );
     }
 }
+
+#[test]
+fn a_finding_the_static_scanners_made_is_not_reported_twice() {
+    let sb = sandbox();
+    let p = sb.project.path();
+    git(p, &["init", "-q", "-b", "main"]);
+    write(p, "settings.py", "REGION = \"eu-west-1\"\n");
+    git(p, &["add", "-A"]);
+    git(p, &["commit", "-q", "-m", "first"]);
+    write(
+        p,
+        "settings.py",
+        "REGION = \"eu-west-1\"\nAWS_ACCESS_KEY_ID = \"AKIAZ7Q3V5X2B4N6M8P1\"\n",
+    );
+    git(p, &["commit", "-q", "-am", "second"]);
+    let rt = tokio_rt();
+    let server = rt
+        .block_on(ModelServer::start(vec![
+            Wire::Anthropic
+                .tool(
+                    "c1",
+                    "report_finding",
+                    &finding(
+                        "high",
+                        "secrets-exposure",
+                        "AWS key in the source",
+                        "settings.py",
+                        2,
+                        "AWS_ACCESS_KEY_ID = \"AKIAZ7Q3V5X2B4N6M8P1\"",
+                    ),
+                )
+                .split(5, Duration::from_millis(0)),
+            Wire::Anthropic.answer("One secret."),
+        ]))
+        .expect("server");
+    let out = review(
+        &sb,
+        &server,
+        Wire::Anthropic,
+        &["--diff", "HEAD~1..HEAD", "--output", "json"],
+    );
+    assert_eq!(code(&out), 1, "a high secret: {:?}", text(&out));
+    let report = json_out(&out);
+    let findings = report["findings"].as_array().expect("findings");
+    assert_eq!(findings.len(), 1, "{report:#}");
+    assert_ne!(findings[0]["scanner"], "code-review/model", "{report:#}");
+    assert_eq!(findings[0]["location"]["start_line"], 2);
+    assert_eq!(report["review"]["reported"]["duplicate"], 1, "{report:#}");
+    let answer = first_request_text(&server.requests()[1]);
+    assert!(
+        answer.contains("dropped: the same issue is already reported at settings.py:2"),
+        "{answer}"
+    );
+}
