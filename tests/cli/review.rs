@@ -578,3 +578,28 @@ fn a_finding_the_static_scanners_made_is_not_reported_twice() {
         "{answer}"
     );
 }
+
+#[test]
+fn a_provider_that_refuses_is_exit_3_after_the_diff_was_read() {
+    let sb = sandbox();
+    repository(&sb);
+    let rt = tokio_rt();
+    let server = rt
+        .block_on(ModelServer::start(vec![Reply::error(
+            400,
+            &json!({"type": "error", "error": {"type": "invalid_request_error", "message": "model not found"}}),
+        )]))
+        .expect("server");
+    let out = review(&sb, &server, Wire::Anthropic, &["--diff", "HEAD~1..HEAD"]);
+    assert_eq!(code(&out), 3, "{:?}", text(&out));
+    let (stdout, stderr) = text(&out);
+    assert!(
+        stdout.is_empty(),
+        "no report without the model's review: {stdout}"
+    );
+    assert!(
+        stderr.contains("the model failed on chunk 1 of 1"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("model not found"), "{stderr}");
+}

@@ -153,6 +153,9 @@ pub async fn run(app: &mut App, args: ReviewArgs) -> Result<u8> {
     opts.fail_on = fail_on.flatten();
     opts.config_fail_on = config.security.fail_on.as_str().parse::<Severity>().ok();
     opts.max_findings = args.flags.max_findings;
+    let custom = &config.security.custom_rules;
+    opts.rules_file = (custom != std::path::Path::new(agent_security::SECURITY_FILE))
+        .then(|| app.project_root.join(custom));
     let sec = &config.security;
     opts.caps = agent_security::FindingCaps {
         per_file_rule: sec.max_findings_per_file_rule as usize,
