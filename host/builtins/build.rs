@@ -26,6 +26,7 @@ const BUILTINS: &[(&str, &str, &str)] = &[
     ("git", "git-skill", "git_skill"),
     ("security-base", "security-base", "security_base"),
     ("log-analysis", "log-analysis-skill", "log_analysis_skill"),
+    ("code-review", "code-review", "code_review"),
 ];
 
 fn main() {

@@ -644,6 +644,8 @@ mod manifest_signing;
 
 // `agent security-audit`: fixture repositories with exact findings, thresholds, schemas.
 mod security;
+// `agent review`: a two-commit repository, findings through report_finding.
+mod review;
 // Hostile trees: bounded findings, unreadable directories, Latin-1 (issue 13).
 mod security_limits;
 // `--scanners secrets`: only the named scanners run; unknown names list the valid ones.

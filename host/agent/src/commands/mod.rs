@@ -9,6 +9,7 @@ pub mod keys;
 pub mod logs;
 pub mod mcp;
 pub mod registry;
+pub mod review;
 pub mod run;
 pub mod security;
 pub mod sessions;

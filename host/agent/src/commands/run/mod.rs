@@ -103,9 +103,6 @@ fn read_prompt(args: &RunArgs) -> Result<(String, Vec<Attachment>)> {
 }
 
 pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
-    if let Some(m) = args.mode {
-        return mode::run(app, args, m);
-    }
     // Headless: grants come from --allow / --capabilities only, and nothing
     // ever waits for an answer on the terminal (the TUI is the interactive
     // mode).
