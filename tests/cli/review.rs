@@ -459,6 +459,21 @@ fn run_mode_code_review_is_the_same_review() {
     let report = json_out(&out);
     assert_eq!(model_findings(&report).len(), 2, "{report:#}");
     assert_eq!(report["review"]["reported"]["received"], 6);
+
+    // Without the mode (or in another mode) a review flag is refused, not ignored.
+    for mode in [&[][..], &["--mode", "log-analysis"][..]] {
+        let mut args = vec!["run", "--diff", "HEAD~1..HEAD", "-p", "hi"];
+        args.extend_from_slice(mode);
+        let out = sb.agent(&args);
+        assert_eq!(code(&out), 2, "{:?}", text(&out));
+        assert!(
+            text(&out)
+                .1
+                .contains("--diff applies to a review: add `--mode code-review`"),
+            "{:?}",
+            text(&out)
+        );
+    }
 }
 
 #[test]

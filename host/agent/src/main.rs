@@ -136,8 +136,14 @@ async fn run_with_app(
                 let args = commands::review::ReviewArgs::from_run(args)?;
                 commands::review::run(&mut app, args).await
             }
-            Some(RunMode::LogAnalysis) => commands::run::mode::log_analysis(&mut app, args),
-            None => commands::run::run(&mut app, args),
+            Some(RunMode::LogAnalysis) => {
+                commands::run::mode::refuse_review_flags(&args)?;
+                commands::run::mode::log_analysis(&mut app, args)
+            }
+            None => {
+                commands::run::mode::refuse_review_flags(&args)?;
+                commands::run::run(&mut app, args)
+            }
         },
         Command::Sessions(cmd) => commands::sessions::run(&mut app, cmd),
         Command::Workflow(cmd) => commands::workflow::run(&mut app, cmd).await,

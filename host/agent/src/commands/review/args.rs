@@ -34,6 +34,23 @@ pub struct ReviewFlags {
     pub context_findings: bool,
 }
 
+impl ReviewFlags {
+    /// The first review flag given, spelled as on the command line (for
+    /// `agent run` without `--mode code-review`, where they do not apply).
+    pub fn first_given(&self) -> Option<&'static str> {
+        [
+            (self.diff.is_some(), "--diff"),
+            (self.staged, "--staged"),
+            (self.base.is_some(), "--base"),
+            (self.fail_on.is_some(), "--fail-on"),
+            (self.max_findings.is_some(), "--max-findings"),
+            (self.context_findings, "--context-findings"),
+        ]
+        .into_iter()
+        .find_map(|(given, flag)| given.then_some(flag))
+    }
+}
+
 /// Output of `agent review`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
 pub enum ReviewOutput {

@@ -19,6 +19,17 @@ pub enum RunMode {
     LogAnalysis,
 }
 
+/// Refuses the review flags (`--diff`, `--staged`…) in an `agent run` that is
+/// not `--mode code-review`, where they would be silently ignored.
+pub fn refuse_review_flags(args: &RunArgs) -> Result<(), UsageError> {
+    match args.review.first_given() {
+        Some(flag) => Err(UsageError(format!(
+            "{flag} applies to a review: add `--mode code-review` (or use `agent review {flag} …`)"
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// `agent run --mode log-analysis`: the logs on standard input.
 pub fn log_analysis(app: &mut App, args: RunArgs) -> Result<u8> {
     let output = match args.output {
