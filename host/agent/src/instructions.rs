@@ -1,0 +1,312 @@
+//! SKILL.md instruction skills for the binary: found in the same places as components (the
+//! user's skills directory, the project's `.agent/skills/`, `--skills DIR`), eligibility
+//! against this machine and config.toml, the content scan before loading, and an invocation
+//! whose `!command` lines run only through the runtime's exec path with the grant
+//! (`Runtime::run_program`).
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use agent_instructions::{
+    CommandLine, Finding, HostEnvironment, InstructionSkill, ParseError, RunOutcome, Severity,
+};
+use agent_policy::{AuditLog, AuditRecord};
+use agent_runtime::{CallContext, ProgramError, ProgramSkill, Runtime};
+use anyhow::{Context, Result};
+
+use crate::app::App;
+
+/// One instruction skill and where it came from.
+pub struct Instruction {
+    /// The parsed SKILL.md.
+    pub skill: InstructionSkill,
+    /// `user`, `project` or `command-line`.
+    pub origin: &'static str,
+    /// Why it is not offered here (empty: it is).
+    pub ineligible: Vec<String>,
+}
+
+impl Instruction {
+    /// The skill's name.
+    pub fn name(&self) -> &str {
+        self.skill.name()
+    }
+
+    /// The programs its `!` lines name (as the grant names them), in order, once each.
+    pub fn programs(&self) -> Vec<String> {
+        let mut progs: Vec<String> = Vec::new();
+        agent_instructions::render(&self.skill, "", &mut |c| {
+            if !progs.contains(&c.program) {
+                progs.push(c.program.clone());
+            }
+            RunOutcome::LeftOut(String::new())
+        });
+        progs
+    }
+
+    /// Who the runtime runs its programs for.
+    pub fn program_skill(&self) -> ProgramSkill {
+        ProgramSkill {
+            name: self.name().to_string(),
+            digest: self.skill.digest.clone(),
+            programs: self.programs(),
+        }
+    }
+}
+
+/// What discovery found.
+#[derive(Default)]
+pub struct Instructions {
+    /// One per name, sorted by name.
+    pub skills: Vec<Instruction>,
+    /// SKILL.md files that did not parse (file:line in each), and refused shadowing.
+    pub broken: Vec<String>,
+}
+
+impl Instructions {
+    /// The skill named `name`.
+    pub fn get(&self, name: &str) -> Option<&Instruction> {
+        self.skills.iter().find(|s| s.name() == name)
+    }
+}
+
+/// `--allow-shadow` / `skills.allow_shadow`: whether a project skill may replace a user one.
+fn may_shadow(app: &mut App, name: &str) -> bool {
+    app.global.allow_shadow.iter().any(|n| n == name)
+        || app
+            .config()
+            .is_ok_and(|c| c.skills.allow_shadow.iter().any(|n| n == name))
+}
+
+/// Finds every SKILL.md skill. A later source replaces an earlier one of the same name,
+/// except that a project skill taking a user skill's name needs `--allow-shadow NAME`.
+/// Names taken by component skills (`taken`) stay the components'.
+///
+/// # Errors
+/// A broken configuration file.
+pub fn discover(app: &mut App, taken: &[String]) -> Result<Instructions> {
+    let mut sources: Vec<(std::path::PathBuf, &'static str, bool)> = vec![
+        (app.paths.user_skills_dir(), "user", false),
+        (
+            app.project_root.join(".agent").join("skills"),
+            "project",
+            false,
+        ),
+    ];
+    for d in &app.global.skills {
+        if d.is_dir() {
+            sources.push((d.clone(), "command-line", true));
+        }
+    }
+    let config_file = app.paths.config_file();
+    let table = read_config_table(&config_file);
+    let env = HostEnvironment {
+        config: |key: &str| config_truthy(table.as_ref(), key),
+    };
+    let mut out = Instructions::default();
+    let mut by_name: HashMap<String, usize> = HashMap::new();
+    for (dir, origin, single) in sources {
+        let found = if single {
+            agent_instructions::load_dir(&dir)
+        } else {
+            agent_instructions::discover_dir(&dir)
+        };
+        out.broken
+            .extend(found.broken.iter().map(ParseError::to_string));
+        for skill in found.skills {
+            let name = skill.name().to_string();
+            if taken.contains(&name) {
+                out.broken.push(format!(
+                    "{}: the name `{name}` belongs to a component skill, which stays in use; rename this SKILL.md skill",
+                    skill.file.display()
+                ));
+                continue;
+            }
+            let ineligible = agent_instructions::ineligibility(&skill.front, &env);
+            let inst = Instruction {
+                skill,
+                origin,
+                ineligible,
+            };
+            match by_name.get(&name) {
+                Some(&i) => {
+                    if origin == "project"
+                        && out.skills[i].origin == "user"
+                        && !may_shadow(app, &name)
+                    {
+                        out.broken.push(format!(
+                            "{}: a project skill may not replace your skill `{name}` without --allow-shadow {name}",
+                            inst.skill.file.display()
+                        ));
+                        continue;
+                    }
+                    out.skills[i] = inst;
+                }
+                None => {
+                    by_name.insert(name, out.skills.len());
+                    out.skills.push(inst);
+                }
+            }
+        }
+    }
+    out.skills.sort_by(|a, b| a.name().cmp(b.name()));
+    Ok(out)
+}
+
+fn read_config_table(path: &Path) -> Option<toml::Table> {
+    let text = std::fs::read_to_string(path).ok()?;
+    text.parse::<toml::Table>().ok()
+}
+
+/// A dotted key of config.toml that is true, a non-zero number or a non-empty string/list.
+fn config_truthy(table: Option<&toml::Table>, key: &str) -> bool {
+    let Some(mut t) = table else { return false };
+    let parts: Vec<&str> = key.split('.').collect();
+    for (i, p) in parts.iter().enumerate() {
+        let Some(v) = t.get(*p) else { return false };
+        if i + 1 == parts.len() {
+            return match v {
+                toml::Value::Boolean(b) => *b,
+                toml::Value::Integer(n) => *n != 0,
+                toml::Value::String(s) => !s.is_empty(),
+                toml::Value::Array(a) => !a.is_empty(),
+                toml::Value::Table(t) => !t.is_empty(),
+                _ => true,
+            };
+        }
+        match v {
+            toml::Value::Table(inner) => t = inner,
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// The content scan's findings for the skill's directory.
+pub fn scan(skill: &InstructionSkill) -> Vec<Finding> {
+    agent_instructions::scan_dir(&skill.dir)
+}
+
+/// Whether any finding blocks.
+pub fn blocking(findings: &[Finding]) -> bool {
+    findings.iter().any(|f| f.severity == Severity::High)
+}
+
+/// Appends one record to the audit log.
+pub fn audit(app: &App, skill: &str, capability: &str, target: &str, decision: &str) -> Result<()> {
+    app.paths
+        .ensure_dirs()
+        .context("creating the agent's directories")?;
+    let log = AuditLog::open(app.paths.audit_log_path())?;
+    log.append(AuditRecord {
+        skill: skill.into(),
+        capability: capability.into(),
+        target: target.into(),
+        decision: decision.into(),
+    })
+    .context("writing the audit log")?;
+    Ok(())
+}
+
+/// The `--allow` flag that grants `program` to `skill`.
+pub fn allow_flag(skill: &str, program: &str) -> String {
+    format!("--allow {skill}/shell:exec:{program}")
+}
+
+/// A loaded body: the instructions with arguments substituted and command output in place.
+pub struct Loaded {
+    /// The text for the model.
+    pub text: String,
+    /// What the user should be told: lines left out and the grant that would run them.
+    pub notes: Vec<String>,
+}
+
+/// Loads the skill's body for an invocation with `args`: the content scan first (a
+/// high-severity finding refuses, audited), then substitution and the `!` lines, each run
+/// through the runtime's exec path under the skill's grants.
+///
+/// # Errors
+/// The scan's refusal, naming file:line of each finding.
+pub async fn load_body(
+    app: &App,
+    runtime: &Runtime,
+    ctx: &Arc<CallContext>,
+    inst: &Instruction,
+    args: &str,
+) -> Result<Loaded> {
+    // Read again: the file may have changed since discovery.
+    let skill = InstructionSkill::load(&inst.skill.dir).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let findings = scan(&skill);
+    if blocking(&findings) {
+        audit(
+            app,
+            skill.name(),
+            "skill:load",
+            &skill.dir.display().to_string(),
+            "refused: content scan",
+        )?;
+        anyhow::bail!(
+            "skill `{}` was not loaded: the content scan found\n{}",
+            skill.name(),
+            findings
+                .iter()
+                .map(|f| format!("  {}: {f}", skill.dir.display()))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+    let program_skill = inst.program_skill();
+    // First the commands (each once), then the text with their output in place.
+    let mut commands: Vec<CommandLine> = Vec::new();
+    agent_instructions::render(&skill, args, &mut |c| {
+        commands.push(c.clone());
+        RunOutcome::LeftOut(String::new())
+    });
+    let mut outcomes: HashMap<usize, RunOutcome> = HashMap::new();
+    for c in &commands {
+        let outcome = match runtime
+            .run_program(ctx, &program_skill, &c.program, &c.args)
+            .await
+        {
+            Ok(out) if out.exit_code == Some(0) => RunOutcome::Output(out.stdout),
+            Ok(out) => RunOutcome::LeftOut(format!(
+                "`{}` failed ({}): {}",
+                c.display(),
+                out.exit_code
+                    .map_or("killed or timed out".to_string(), |c| format!("exit {c}")),
+                out.stderr.trim()
+            )),
+            Err(ProgramError::Denied(why)) => RunOutcome::LeftOut(format!(
+                "not run: {why}; to run it, grant shell:exec:{} to {} ({})",
+                c.program,
+                skill.name(),
+                allow_flag(skill.name(), &c.program)
+            )),
+            Err(ProgramError::Failed(why)) => RunOutcome::LeftOut(format!("not run: {why}")),
+        };
+        outcomes.insert(c.line, outcome);
+    }
+    let rendered = agent_instructions::render(&skill, args, &mut |c| {
+        outcomes
+            .remove(&c.line)
+            .unwrap_or_else(|| RunOutcome::LeftOut("not run".into()))
+    });
+    let notes = rendered
+        .left_out
+        .iter()
+        .map(|l| {
+            format!(
+                "{}:{}: `{}` left out: {}",
+                skill.file.display(),
+                l.line,
+                l.text,
+                l.reason
+            )
+        })
+        .collect();
+    Ok(Loaded {
+        text: rendered.text,
+        notes,
+    })
+}
