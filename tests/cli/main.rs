@@ -777,3 +777,6 @@ pub(crate) fn run_jsonl<'a>(url: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     args.extend_from_slice(extra);
     args
 }
+
+// SKILL.md instruction skills, the content scan, the writable store (issue 20, items 2-4).
+mod skillmd;
