@@ -310,3 +310,70 @@ pub async fn load_body(
         notes,
     })
 }
+
+/// Runs [`load_body`] to completion from synchronous code inside the process's runtime: on
+/// a thread of its own with its own current-thread runtime (the `!` lines' programs are
+/// tokio processes), so no worker of the main runtime is blocked.
+pub fn load_body_blocking(
+    app: &App,
+    runtime: &Arc<Runtime>,
+    ctx: &Arc<CallContext>,
+    inst: &Instruction,
+    args: &str,
+) -> Result<Loaded> {
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .context("starting a runtime for the skill's commands")?;
+            rt.block_on(load_body(app, runtime, ctx, inst, args))
+        })
+        .join()
+        .unwrap_or_else(|_| Err(anyhow::anyhow!("loading the skill's body panicked")))
+    })
+}
+
+/// `--skills NAME` naming SKILL.md skills: each one's body, loaded now (content scan,
+/// `$ARGUMENTS` = `args`, `!` lines under the grants), as an attachment of the first
+/// message; the names are taken out of `explicit` (they are not components to activate).
+/// What was left out is said on stderr.
+///
+/// # Errors
+/// A skill refused by the content scan, or not offered here (the reasons named).
+pub fn explicit_attachments(
+    app: &mut App,
+    explicit: &mut Vec<String>,
+    runtime: &Arc<Runtime>,
+    ctx: &Arc<CallContext>,
+    args: &str,
+) -> Result<Vec<agent_protocol::Attachment>> {
+    if explicit.is_empty() {
+        return Ok(Vec::new());
+    }
+    let found = discover(app, &[])?;
+    let mut out = Vec::new();
+    let mut kept = Vec::new();
+    for name in explicit.drain(..) {
+        let Some(inst) = found.get(&name) else {
+            kept.push(name);
+            continue;
+        };
+        if !inst.ineligible.is_empty() {
+            anyhow::bail!(
+                "--skills {name}: not offered here: {}",
+                inst.ineligible.join("; ")
+            );
+        }
+        let loaded = load_body_blocking(app, runtime, ctx, inst, args)?;
+        for n in &loaded.notes {
+            eprintln!("note: {n}");
+        }
+        out.push(agent_protocol::Attachment {
+            name: format!("skill:{name}"),
+            content: loaded.text,
+        });
+    }
+    *explicit = kept;
+    Ok(out)
+}

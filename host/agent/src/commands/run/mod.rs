@@ -144,7 +144,7 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
     } else {
         None
     };
-    let parts = assemble(
+    let mut parts = assemble(
         app,
         Frontend {
             mode: Mode::Headless,
@@ -161,6 +161,15 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
             report_setup: app.global.verbose,
         },
     )?;
+    // `--skills NAME` of a SKILL.md skill: its body comes with the task.
+    let mut attachments = attachments;
+    attachments.extend(crate::instructions::explicit_attachments(
+        app,
+        &mut parts.explicit,
+        &parts.runtime,
+        &parts.ctx,
+        &task,
+    )?);
     let client = Session::spawn(parts, tokio::runtime::Handle::current());
     if let Some(id) = resume {
         client.send(Op::Resume { id });
