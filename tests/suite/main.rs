@@ -38,6 +38,7 @@ mod exec_guards;
 mod fs_guard;
 mod git_config;
 mod hooks;
+mod host_tools;
 mod http;
 mod manifest_signing;
 mod prebuilt;

@@ -25,7 +25,7 @@ use crate::common::shared_cache;
 
 /// The session's parts, as the binary's assembly makes them for the
 /// interface: core-tools, interactive grants asking through the session.
-fn parts(sb: &Sandbox, model_url: &str) -> SessionParts {
+pub(crate) fn parts(sb: &Sandbox, model_url: &str) -> SessionParts {
     let paths = sb.paths();
     paths.ensure_dirs().expect("dirs");
     let store = Arc::new(Store::open(paths.db_path()).expect("store"));
@@ -94,6 +94,7 @@ fn parts(sb: &Sandbox, model_url: &str) -> SessionParts {
         }),
         project_root: root,
         explicit: Vec::new(),
+        host_tools: Vec::new(),
         options: SessionOptions {
             mode: Mode::Interactive,
             format: "markdown".into(),
@@ -112,7 +113,7 @@ fn parts(sb: &Sandbox, model_url: &str) -> SessionParts {
 }
 
 /// The next event, within a generous time.
-fn next(client: &Client) -> Event {
+pub(crate) fn next(client: &Client) -> Event {
     client
         .recv_timeout(Duration::from_secs(60))
         .expect("the session sends an event")

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use agent_config::{Config, ProviderKind};
 use agent_core::session::{Approvals, SessionOptions, SessionParts, ToolFilter};
-use agent_core::{ApprovalGate, RunLimits};
+use agent_core::{ApprovalGate, HostToolSource, RunLimits};
 use agent_manifest::{Mode, Permission};
 use agent_policy::AllowList;
 use agent_providers::{
@@ -59,6 +59,9 @@ pub(crate) struct Frontend {
     pub tools: Option<Vec<String>>,
     /// `--verbose`: report each turn's setup.
     pub report_setup: bool,
+    /// Tools the host provides itself for this frontend (a mode's reporting
+    /// tool, MCP servers, instruction skills; see `agent_core::host_tool`).
+    pub host_tools: Vec<Arc<dyn HostToolSource>>,
 }
 
 /// Assembles the parts of a session for `frontend`. With
@@ -130,6 +133,7 @@ pub(crate) fn assemble(app: &mut App, frontend: Frontend) -> Result<SessionParts
         }),
         project_root,
         explicit,
+        host_tools: frontend.host_tools,
         options: SessionOptions {
             mode: frontend.mode,
             format: frontend.format,

@@ -17,7 +17,8 @@
 //! [`router`] (the one tool router, for the model's calls and
 //! `skills.invoke`), `turn` (a misbehaving model: retries, malformed and
 //! surplus calls), `session_log` (events persisted), `outcome` (what a run
-//! gives back), `tools` (the tools offered), `hook_calls` (hooks as the loop
+//! gives back), `tools` (the tools offered), [`host_tool`] (tools the host
+//! provides itself, routed like the components'), `hook_calls` (hooks as the loop
 //! and the router call them), `services` (what the agent lends to skills).
 #![deny(missing_docs)]
 
@@ -28,6 +29,7 @@ pub mod context;
 mod events;
 mod hook_calls;
 pub mod hooks;
+pub mod host_tool;
 mod outcome;
 pub mod preview;
 pub mod prompt;
@@ -44,6 +46,7 @@ pub use agent::{Agent, AgentBuilder};
 pub use context::DEFAULT_CONTEXT_BUDGET;
 pub use events::{AgentEvent, StopKind, history_from_events};
 pub use hooks::HookSet;
+pub use host_tool::{FixedTools, HostFuture, HostOffer, HostTool, HostToolSource};
 pub use outcome::{
     AgentError, DEFAULT_MAX_INVALID_TOOL_CALLS, DEFAULT_MAX_TOOL_CALLS_PER_TURN, DenialRecord,
     RunLimits, RunOptions, RunOutcome, ToolCallRecord,
@@ -54,7 +57,7 @@ pub use services::{Invoker, ProviderLlm, SkillUsage};
 pub use session::{Session, SessionOptions, SessionParts};
 pub use session_log::SessionLog;
 pub use setup::{Setup, SetupInput, setup};
-pub use tools::{AgentTool, collect_tools};
+pub use tools::{AgentTool, add_host_tools, collect_tools};
 
 #[cfg(test)]
 mod run_tests;

@@ -14,7 +14,9 @@
 //!    [`ApprovalGate`];
 //! 7. **call** — the tool or workflow runs in its own instance with its own
 //!    grants; the grants audit every capability it uses or is refused, and
-//!    the run reports each refusal as it happens;
+//!    the run reports each refusal as it happens (a [`crate::HostTool`]
+//!    runs in the host instead: same steps before and after, only this one
+//!    differs);
 //! 8. **hooks after** — `on-after-tool-result` may rewrite the result.
 //!
 //! Events report each step of the model's calls ([`AgentEvent::ToolCall`],
@@ -39,6 +41,7 @@ use agent_runtime::{
 
 use crate::hook_calls::{dispatch, hook_event};
 use crate::hooks::HookSet;
+use crate::host_tool::HostToolRef;
 use crate::session_log::Emitter;
 use crate::{AgentEvent, AgentTool};
 
@@ -172,6 +175,8 @@ struct Target {
     skill_name: String,
     /// The function.
     function: Function,
+    /// The host tool to call instead of a component's, if it is one.
+    host: Option<HostToolRef>,
 }
 
 impl ToolRouter<'_> {
@@ -208,6 +213,11 @@ impl ToolRouter<'_> {
             return (skill_name, refused);
         }
         // 7. Call.
+        if let Some(HostToolRef(tool)) = &target.host {
+            let routed = Routed::Ran(tool.call(&input).await);
+            let routed = self.after(caller, &target, &input, routed).await;
+            return (skill_name, routed);
+        }
         let Some(skill) = self.skills.get(target.skill) else {
             let name = match &caller {
                 Caller::Model { name, .. } => name,
@@ -429,6 +439,7 @@ impl ToolRouter<'_> {
                         schema: t.spec.input_schema.clone(),
                         requires_approval: t.spec.requires_approval,
                     },
+                    host: t.host.clone(),
                 })
             }
             Caller::Skill {
@@ -464,6 +475,7 @@ impl ToolRouter<'_> {
                     skill: index,
                     skill_name: skill.to_string(),
                     function: f.clone(),
+                    host: None,
                 })
             }
         }

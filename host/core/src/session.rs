@@ -104,6 +104,9 @@ pub struct SessionParts {
     pub project_root: PathBuf,
     /// Skills activated whatever their triggers (`--skills NAME`).
     pub explicit: Vec<String>,
+    /// Tools the host provides itself, offered to each turn beside the
+    /// active skills' (see [`crate::host_tool`]; empty: none).
+    pub host_tools: Vec<Arc<dyn crate::HostToolSource>>,
     /// How turns run.
     pub options: SessionOptions,
 }

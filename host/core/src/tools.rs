@@ -8,6 +8,7 @@ use std::sync::Arc;
 use agent_runtime::inspect::ExportKind;
 use agent_runtime::{CallContext, Runtime, Skill, ToolSpec};
 
+use crate::host_tool::{HostTool, HostToolRef};
 use crate::router::requires_approval;
 
 /// A tool offered to the model: a tool of a tool skill, or a workflow of a
@@ -26,6 +27,10 @@ pub struct AgentTool {
     pub spec: ToolSpec,
     /// Whether this is a workflow (run with `run-workflow`).
     pub workflow: bool,
+    /// A tool the host provides itself (see [`crate::host_tool`]): the
+    /// router calls it instead of a component, and `skill` is unused
+    /// (`usize::MAX`).
+    pub host: Option<HostToolRef>,
 }
 
 /// Lists the tools of the `active` tool skills and the workflows of the
@@ -86,7 +91,51 @@ pub async fn collect_tools(
                 skill_name,
                 spec,
                 workflow,
+                host: None,
             }
         })
         .collect())
+}
+
+/// Adds `host` tools to `tools`. A host tool whose name another tool already
+/// has is named `<owner>__<tool>`, `<owner>` being its skill's name after the
+/// last `:` (`mcp:github` → `github__search`), with every character a model
+/// API does not accept in a tool name replaced by `_`.
+pub fn add_host_tools(tools: &mut Vec<AgentTool>, host: Vec<Arc<dyn HostTool>>) {
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    for name in tools
+        .iter()
+        .map(|t| t.spec.name.clone())
+        .chain(host.iter().map(|h| h.spec().name.clone()))
+    {
+        *counts.entry(name).or_default() += 1;
+    }
+    for h in host {
+        let spec = h.spec().clone();
+        let owner = h.skill().to_string();
+        let name = if counts.get(&spec.name).copied().unwrap_or(0) > 1 {
+            let short = owner.rsplit(':').next().unwrap_or(&owner);
+            let short: String = short
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            format!("{short}__{}", spec.name)
+        } else {
+            spec.name.clone()
+        };
+        tools.push(AgentTool {
+            name,
+            skill: usize::MAX,
+            skill_name: owner,
+            spec,
+            workflow: false,
+            host: Some(HostToolRef(h)),
+        });
+    }
 }

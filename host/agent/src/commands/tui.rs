@@ -59,6 +59,7 @@ pub fn run(app: &mut App, args: TuiArgs) -> Result<u8> {
             timeout: None,
             tools: None,
             report_setup: false,
+            host_tools: Vec::new(),
         },
     )?;
     let client = Session::spawn(parts, tokio::runtime::Handle::current());

@@ -189,6 +189,7 @@ impl Session {
             tool_filter: p.options.tool_filter.clone(),
             report_setup: p.options.report_setup,
             describe_error: p.options.describe_error,
+            host_tools: p.host_tools.clone(),
         }
     }
 }
@@ -224,6 +225,7 @@ struct Shared {
     tool_filter: Option<super::ToolFilter>,
     report_setup: bool,
     describe_error: fn(&anyhow::Error) -> String,
+    host_tools: Vec<Arc<dyn crate::HostToolSource>>,
 }
 
 /// One user turn.
@@ -258,6 +260,15 @@ impl Turn {
         })?;
         if !self.deactivated.is_empty() {
             leave_out(&mut setup, &s.skills, &self.deactivated, &s.root, &cwd);
+        }
+        for source in &s.host_tools {
+            let offer = source.offer(&self.message).await;
+            crate::add_host_tools(&mut setup.tools, offer.tools);
+            if let Some(prompt) = offer.prompt {
+                setup.system.push_str("\n\n");
+                setup.system.push_str(&prompt);
+            }
+            setup.warnings.extend(offer.warnings);
         }
         for w in &setup.warnings {
             let _ = s.emit.send(Event::Notice {

@@ -159,6 +159,7 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
             timeout: Some(timeout),
             tools: args.tools.clone(),
             report_setup: app.global.verbose,
+            host_tools: Vec::new(),
         },
     )?;
     // `--skills NAME` of a SKILL.md skill: its body comes with the task.
