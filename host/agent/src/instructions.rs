@@ -13,6 +13,7 @@ use agent_instructions::{
 };
 use agent_policy::{AuditLog, AuditRecord};
 use agent_runtime::{CallContext, ProgramError, ProgramSkill, Runtime};
+use agent_store::AgentPaths;
 use anyhow::{Context, Result};
 
 use crate::app::App;
@@ -71,87 +72,114 @@ impl Instructions {
     }
 }
 
-/// `--allow-shadow` / `skills.allow_shadow`: whether a project skill may replace a user one.
-fn may_shadow(app: &mut App, name: &str) -> bool {
-    app.global.allow_shadow.iter().any(|n| n == name)
-        || app
-            .config()
-            .is_ok_and(|c| c.skills.allow_shadow.iter().any(|n| n == name))
+/// What discovery needs, captured from the process's state so that a session can discover
+/// again each turn (a skill saved meanwhile is offered) without the [`App`].
+#[derive(Clone)]
+pub struct Discoverer {
+    /// Directories in order: (path, origin, whether the path is one skill or a directory of them).
+    sources: Vec<(std::path::PathBuf, &'static str, bool)>,
+    /// Names a project skill may take from a user skill (`--allow-shadow`, config).
+    allow_shadow: Vec<String>,
+    /// Names component skills hold.
+    taken: Vec<String>,
+    /// config.toml as a table, for `requires.config`.
+    config: Option<toml::Table>,
 }
 
-/// Finds every SKILL.md skill. A later source replaces an earlier one of the same name,
-/// except that a project skill taking a user skill's name needs `--allow-shadow NAME`.
-/// Names taken by component skills (`taken`) stay the components'.
+impl Discoverer {
+    /// The sources of `app`: the user's skills directory, the project's `.agent/skills/`,
+    /// then each `--skills DIR`. `taken`: names of component skills, which stay theirs.
+    ///
+    /// # Errors
+    /// A broken configuration file.
+    pub fn new(app: &mut App, taken: &[String]) -> Result<Discoverer> {
+        let mut sources = vec![
+            (app.paths.user_skills_dir(), "user", false),
+            (
+                app.project_root.join(".agent").join("skills"),
+                "project",
+                false,
+            ),
+        ];
+        for d in &app.global.skills {
+            if d.is_dir() {
+                sources.push((d.clone(), "command-line", true));
+            }
+        }
+        let mut allow_shadow = app.global.allow_shadow.clone();
+        allow_shadow.extend(app.config()?.skills.allow_shadow.iter().cloned());
+        Ok(Discoverer {
+            sources,
+            allow_shadow,
+            taken: taken.to_vec(),
+            config: read_config_table(&app.paths.config_file()),
+        })
+    }
+
+    /// Finds every SKILL.md skill. A later source replaces an earlier one of the same
+    /// name, except that a project skill taking a user skill's name needs
+    /// `--allow-shadow NAME`; names of component skills stay theirs.
+    pub fn discover(&self) -> Instructions {
+        let env = HostEnvironment {
+            config: |key: &str| config_truthy(self.config.as_ref(), key),
+        };
+        let mut out = Instructions::default();
+        let mut by_name: HashMap<String, usize> = HashMap::new();
+        for (dir, origin, single) in &self.sources {
+            let found = if *single {
+                agent_instructions::load_dir(dir)
+            } else {
+                agent_instructions::discover_dir(dir)
+            };
+            out.broken
+                .extend(found.broken.iter().map(ParseError::to_string));
+            for skill in found.skills {
+                let name = skill.name().to_string();
+                if self.taken.contains(&name) {
+                    out.broken.push(format!(
+                        "{}: the name `{name}` belongs to a component skill, which stays in use; rename this SKILL.md skill",
+                        skill.file.display()
+                    ));
+                    continue;
+                }
+                let ineligible = agent_instructions::ineligibility(&skill.front, &env);
+                let inst = Instruction {
+                    skill,
+                    origin,
+                    ineligible,
+                };
+                match by_name.get(&name) {
+                    Some(&i) => {
+                        if *origin == "project"
+                            && out.skills[i].origin == "user"
+                            && !self.allow_shadow.contains(&name)
+                        {
+                            out.broken.push(format!(
+                                "{}: a project skill may not replace your skill `{name}` without --allow-shadow {name}",
+                                inst.skill.file.display()
+                            ));
+                            continue;
+                        }
+                        out.skills[i] = inst;
+                    }
+                    None => {
+                        by_name.insert(name, out.skills.len());
+                        out.skills.push(inst);
+                    }
+                }
+            }
+        }
+        out.skills.sort_by(|a, b| a.name().cmp(b.name()));
+        out
+    }
+}
+
+/// [`Discoverer::discover`] over `app`'s sources.
 ///
 /// # Errors
 /// A broken configuration file.
 pub fn discover(app: &mut App, taken: &[String]) -> Result<Instructions> {
-    let mut sources: Vec<(std::path::PathBuf, &'static str, bool)> = vec![
-        (app.paths.user_skills_dir(), "user", false),
-        (
-            app.project_root.join(".agent").join("skills"),
-            "project",
-            false,
-        ),
-    ];
-    for d in &app.global.skills {
-        if d.is_dir() {
-            sources.push((d.clone(), "command-line", true));
-        }
-    }
-    let config_file = app.paths.config_file();
-    let table = read_config_table(&config_file);
-    let env = HostEnvironment {
-        config: |key: &str| config_truthy(table.as_ref(), key),
-    };
-    let mut out = Instructions::default();
-    let mut by_name: HashMap<String, usize> = HashMap::new();
-    for (dir, origin, single) in sources {
-        let found = if single {
-            agent_instructions::load_dir(&dir)
-        } else {
-            agent_instructions::discover_dir(&dir)
-        };
-        out.broken
-            .extend(found.broken.iter().map(ParseError::to_string));
-        for skill in found.skills {
-            let name = skill.name().to_string();
-            if taken.contains(&name) {
-                out.broken.push(format!(
-                    "{}: the name `{name}` belongs to a component skill, which stays in use; rename this SKILL.md skill",
-                    skill.file.display()
-                ));
-                continue;
-            }
-            let ineligible = agent_instructions::ineligibility(&skill.front, &env);
-            let inst = Instruction {
-                skill,
-                origin,
-                ineligible,
-            };
-            match by_name.get(&name) {
-                Some(&i) => {
-                    if origin == "project"
-                        && out.skills[i].origin == "user"
-                        && !may_shadow(app, &name)
-                    {
-                        out.broken.push(format!(
-                            "{}: a project skill may not replace your skill `{name}` without --allow-shadow {name}",
-                            inst.skill.file.display()
-                        ));
-                        continue;
-                    }
-                    out.skills[i] = inst;
-                }
-                None => {
-                    by_name.insert(name, out.skills.len());
-                    out.skills.push(inst);
-                }
-            }
-        }
-    }
-    out.skills.sort_by(|a, b| a.name().cmp(b.name()));
-    Ok(out)
+    Ok(Discoverer::new(app, taken)?.discover())
 }
 
 fn read_config_table(path: &Path) -> Option<toml::Table> {
@@ -195,10 +223,21 @@ pub fn blocking(findings: &[Finding]) -> bool {
 
 /// Appends one record to the audit log.
 pub fn audit(app: &App, skill: &str, capability: &str, target: &str, decision: &str) -> Result<()> {
-    app.paths
+    audit_at(&app.paths, skill, capability, target, decision)
+}
+
+/// [`audit`] with the paths only.
+pub fn audit_at(
+    paths: &AgentPaths,
+    skill: &str,
+    capability: &str,
+    target: &str,
+    decision: &str,
+) -> Result<()> {
+    paths
         .ensure_dirs()
         .context("creating the agent's directories")?;
-    let log = AuditLog::open(app.paths.audit_log_path())?;
+    let log = AuditLog::open(paths.audit_log_path())?;
     log.append(AuditRecord {
         skill: skill.into(),
         capability: capability.into(),
@@ -229,7 +268,7 @@ pub struct Loaded {
 /// # Errors
 /// The scan's refusal, naming file:line of each finding.
 pub async fn load_body(
-    app: &App,
+    paths: &AgentPaths,
     runtime: &Runtime,
     ctx: &Arc<CallContext>,
     inst: &Instruction,
@@ -239,8 +278,8 @@ pub async fn load_body(
     let skill = InstructionSkill::load(&inst.skill.dir).map_err(|e| anyhow::anyhow!("{e}"))?;
     let findings = scan(&skill);
     if blocking(&findings) {
-        audit(
-            app,
+        audit_at(
+            paths,
             skill.name(),
             "skill:load",
             &skill.dir.display().to_string(),
@@ -327,7 +366,7 @@ pub fn load_body_blocking(
                 .enable_all()
                 .build()
                 .context("starting a runtime for the skill's commands")?;
-            rt.block_on(load_body(app, runtime, ctx, inst, args))
+            rt.block_on(load_body(&app.paths, runtime, ctx, inst, args))
         })
         .join()
         .unwrap_or_else(|_| Err(anyhow::anyhow!("loading the skill's body panicked")))

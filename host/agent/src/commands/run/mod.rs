@@ -164,12 +164,10 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
     )?;
     // `--skills NAME` of a SKILL.md skill: its body comes with the task.
     let mut attachments = attachments;
-    attachments.extend(crate::instructions::explicit_attachments(
+    attachments.extend(crate::instruction_tools::attach(
         app,
-        &mut parts.explicit,
-        &parts.runtime,
-        &parts.ctx,
-        &task,
+        &mut parts,
+        Some(&task),
     )?);
     let client = Session::spawn(parts, tokio::runtime::Handle::current());
     if let Some(id) = resume {
