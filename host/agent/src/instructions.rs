@@ -120,9 +120,7 @@ impl Discoverer {
     /// name, except that a project skill taking a user skill's name needs
     /// `--allow-shadow NAME`; names of component skills stay theirs.
     pub fn discover(&self) -> Instructions {
-        let env = HostEnvironment {
-            config: |key: &str| config_truthy(self.config.as_ref(), key),
-        };
+        let env = HostEnvironment::new(|key: &str| config_truthy(self.config.as_ref(), key));
         let mut out = Instructions::default();
         let mut by_name: HashMap<String, usize> = HashMap::new();
         for (dir, origin, single) in &self.sources {

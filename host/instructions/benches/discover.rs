@@ -28,9 +28,7 @@ fn bench(c: &mut Criterion) {
             found
         })
     });
-    let env = agent_instructions::HostEnvironment {
-        config: |_: &str| true,
-    };
+    let env = agent_instructions::HostEnvironment::new(|_: &str| true);
     let found = agent_instructions::discover_dir(dir.path());
     c.bench_function("eligibility_200_skill_md", |b| {
         b.iter(|| {

@@ -1,5 +1,7 @@
 //! Whether a skill is offered: `requires` and `os`, each failure with its reason.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::Path;
 
 use crate::parse::Frontmatter;
@@ -16,20 +18,37 @@ pub trait Environment {
     fn os(&self) -> &str;
 }
 
-/// The process's environment, with a caller-provided configuration lookup.
+/// The process's environment, with a caller-provided configuration lookup. Program
+/// lookups are remembered (many skills ask for the same programs).
 pub struct HostEnvironment<F: Fn(&str) -> bool> {
-    /// Answers [`Environment::config_truthy`].
-    pub config: F,
+    config: F,
+    bins: RefCell<HashMap<String, bool>>,
+}
+
+impl<F: Fn(&str) -> bool> HostEnvironment<F> {
+    /// `config` answers [`Environment::config_truthy`].
+    pub fn new(config: F) -> Self {
+        HostEnvironment {
+            config,
+            bins: RefCell::default(),
+        }
+    }
 }
 
 impl<F: Fn(&str) -> bool> Environment for HostEnvironment<F> {
     fn has_bin(&self, program: &str) -> bool {
-        if program.contains('/') {
-            return is_executable(Path::new(program));
+        if let Some(&known) = self.bins.borrow().get(program) {
+            return known;
         }
-        std::env::var_os("PATH").is_some_and(|path| {
-            std::env::split_paths(&path).any(|d| is_executable(&d.join(program)))
-        })
+        let found = if program.contains('/') {
+            is_executable(Path::new(program))
+        } else {
+            std::env::var_os("PATH").is_some_and(|path| {
+                std::env::split_paths(&path).any(|d| is_executable(&d.join(program)))
+            })
+        };
+        self.bins.borrow_mut().insert(program.to_string(), found);
+        found
     }
 
     fn has_env(&self, name: &str) -> bool {

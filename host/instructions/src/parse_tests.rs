@@ -111,3 +111,19 @@ fn the_directory_name_must_match() {
         "{e}"
     );
 }
+
+#[test]
+fn an_alias_bomb_is_refused_before_parsing() {
+    let mut text =
+        String::from("---\nname: demo\ndescription: d\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..9 {
+        let prev = i - 1;
+        text.push_str(&format!(
+            "a{i}: &a{i} [*a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}]\n"
+        ));
+    }
+    text.push_str("---\n");
+    let e = p(&text).unwrap_err();
+    assert!(e.to_string().starts_with("skills/demo/SKILL.md:"), "{e}");
+    assert!(e.message.contains("alias"), "{e}");
+}
