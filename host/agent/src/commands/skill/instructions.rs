@@ -27,6 +27,10 @@ pub(super) fn discover(app: &mut App, components: &[String]) -> Result<Instructi
 }
 
 fn grant_status(app: &mut App, inst: &Instruction) -> Result<Vec<(String, String)>> {
+    let programs = inst.programs();
+    if programs.is_empty() {
+        return Ok(Vec::new());
+    }
     let store = app.store()?;
     let allow = app.allowlist()?;
     let standing = agent_policy::standing(
@@ -37,8 +41,7 @@ fn grant_status(app: &mut App, inst: &Instruction) -> Result<Vec<(String, String
         app.interactive,
     )?
     .to_string();
-    Ok(inst
-        .programs()
+    Ok(programs
         .into_iter()
         .map(|p| (format!("shell:exec:{p}"), standing.clone()))
         .collect())
