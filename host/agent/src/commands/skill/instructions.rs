@@ -135,9 +135,14 @@ pub(super) fn info(app: &mut App, name: &str, format: Format) -> Result<Option<u
     );
     println!("  signature:  {UNSIGNED}");
     println!("  sha256:     {}", inst.skill.digest);
-    println!("  context:    {}", f.context);
+    match f.context {
+        agent_instructions::Context::Inline => println!("  context:    inline"),
+        agent_instructions::Context::Fork => println!(
+            "  context:    fork (not implemented in this version: the instructions run inline)"
+        ),
+    }
     if let Some(m) = &f.model {
-        println!("  model:      {m}");
+        println!("  model:      {m} (not applied in this version: the session's model is used)");
     }
     if !f.tools.is_empty() {
         println!("  tools:      {}", f.tools.join(", "));
