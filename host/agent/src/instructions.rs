@@ -37,6 +37,15 @@ impl Instruction {
     /// The programs its `!` lines name (as the grant names them), in order, once each.
     pub fn programs(&self) -> Vec<String> {
         let mut progs: Vec<String> = Vec::new();
+        // Most skills have no `!` line: no need to walk the body.
+        if !self
+            .skill
+            .body
+            .lines()
+            .any(|l| l.trim_start().starts_with('!'))
+        {
+            return progs;
+        }
         agent_instructions::render(&self.skill, "", &mut |c| {
             if !progs.contains(&c.program) {
                 progs.push(c.program.clone());
