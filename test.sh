@@ -60,6 +60,15 @@ say "toolchain"
 rustup show active-toolchain
 rustup target list --installed | grep -qx wasm32-wasip2 || rustup target add wasm32-wasip2
 
+# Real MCP servers for the MCP client's CLI tests (tests/cli/mcp.rs), which fail (never skip)
+# when these are missing.
+if [ ! -f target/npm-mcp/node_modules/@modelcontextprotocol/server-everything/package.json ] \
+  || [ ! -f target/npm-mcp/node_modules/@modelcontextprotocol/server-filesystem/package.json ]; then
+  say "MCP servers from npm (target/npm-mcp)"
+  npm install --prefix target/npm-mcp --no-audit --no-fund --silent \
+    @modelcontextprotocol/server-everything @modelcontextprotocol/server-filesystem
+fi
+
 say "JavaScript example skill (npm packages, offline build)"
 sdk-guest-examples/js-hello/ensure-built.sh >/dev/null
 

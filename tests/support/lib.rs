@@ -214,6 +214,7 @@ pub fn text(output: &Output) -> (String, String) {
         String::from_utf8_lossy(&output.stderr).into_owned(),
     )
 }
+pub mod mcp_http;
 pub mod model_server;
 
 /// Copies directory `from` into `to`, recursively (created as needed).

@@ -82,6 +82,11 @@ pub(crate) fn assemble(app: &mut App, frontend: Frontend) -> Result<SessionParts
     let explicit = app.explicit_skills(&skills);
     let allow = app.allowlist()?;
     let grants = app.grants()?;
+    // MCP servers' tools (after the grants: their starts ask this session's approver).
+    let mut frontend = frontend;
+    if let Some(source) = crate::mcp_servers::source(app)? {
+        frontend.host_tools.push(source);
+    }
     let project_root = app.project_root.clone();
     let gate: Arc<dyn ApprovalGate> = match &frontend.approval {
         Approval::Ask => ModeGate::wrap(
@@ -221,6 +226,14 @@ impl HeadlessGate {
 impl ApprovalGate for HeadlessGate {
     fn approve_tool(&self, skill: &str, _tool: &str, _input_json: &str) -> bool {
         if self.yes || self.approved.iter().any(|s| s == skill) {
+            return true;
+        }
+        // An MCP server's tools (skill `mcp:NAME`): its one permission is starting it.
+        if skill.starts_with("mcp:")
+            && [Permission::ShellExec, Permission::NetFetch]
+                .iter()
+                .any(|p| self.allow.names(skill, *p))
+        {
             return true;
         }
         let declared = self

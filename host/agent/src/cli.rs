@@ -183,6 +183,10 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+    /// MCP servers: list, add, remove; a server's tools and resources (it starts only when
+    /// granted: `--allow mcp:NAME/shell:exec:PROGRAM` or `mcp:NAME/net:fetch:ORIGIN`).
+    #[command(subcommand)]
+    Mcp(crate::commands::mcp::McpCommand),
 }
 
 const DOCTOR_AFTER_HELP: &str = concat!(

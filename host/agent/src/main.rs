@@ -14,6 +14,8 @@ mod index_access;
 mod instruction_tools;
 mod instructions;
 mod listing;
+mod mcp_servers;
+mod mcp_tools;
 mod scaffold;
 mod shadow;
 mod stdin_doc;
@@ -88,6 +90,8 @@ fn main() -> ExitCode {
         }
     };
     let result = runtime.block_on(run(cli));
+    // No MCP server outlives the command that started it.
+    mcp_servers::stop_all();
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
@@ -135,6 +139,7 @@ async fn run_with_app(
         Command::Doctor(args) => commands::doctor::run(&mut app, args),
         Command::Completions { shell } => commands::shell::completions(shell),
         Command::Man { dir } => commands::shell::man(dir.as_deref()),
+        Command::Mcp(cmd) => commands::mcp::run(&mut app, cmd).await,
     }
 }
 

@@ -86,6 +86,8 @@ use serde_json::{Map as JsonMap, Value as Json};
 
 mod api_key;
 pub use api_key::KEY_COMMAND_TIMEOUT;
+mod mcp;
+pub use mcp::{McpConfig, McpServerConfig, check_server_name, is_var_name};
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
@@ -511,6 +513,8 @@ pub struct Config {
     pub security: SecurityConfig,
     /// `[skills]`.
     pub skills: SkillsConfig,
+    /// `[mcp]` (MCP servers; `mcp.rs`).
+    pub mcp: McpConfig,
 }
 
 impl Config {
@@ -568,11 +572,12 @@ impl Config {
                     ));
                 }
                 "skills" => ctx.skills(&mut config.skills, key, value, &env)?,
+                "mcp" => ctx.mcp(&mut config.mcp, key, value)?,
                 _ => {
                     return Err(ctx.unknown(
                         name,
                         key,
-                        &["provider", "agent", "security", "skills"],
+                        &["provider", "agent", "security", "skills", "mcp"],
                     ));
                 }
             }
@@ -715,7 +720,7 @@ impl Config {
                 Json::from(dir.display().to_string()),
             );
         }
-        serde_json::json!({
+        let mut all = serde_json::json!({
             "provider": provider,
             "agent": {
                 "max_turns": self.agent.max_turns,
@@ -733,7 +738,11 @@ impl Config {
                 "max_findings_total": self.security.max_findings_total,
             },
             "skills": skills,
-        })
+        });
+        if let Some(obj) = all.as_object_mut() {
+            obj.insert("mcp".into(), self.mcp.to_json());
+        }
+        all
     }
 }
 

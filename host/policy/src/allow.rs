@@ -182,6 +182,8 @@ fn parse_entry(value: &str) -> Result<AllowEntry, AllowProblem> {
         (Some(slash), colon) if colon.is_none_or(|c| slash < c) => {
             (Some(&s[..slash]), &s[slash + 1..])
         }
+        // An MCP server's skill, `mcp:NAME/PERM[:SCOPE]` (agent-mcp).
+        (Some(slash), _) if is_mcp_skill(&s[..slash]) => (Some(&s[..slash]), &s[slash + 1..]),
         _ => (None, s),
     };
     if let Some(skill) = skill {
@@ -226,6 +228,16 @@ fn parse_entry(value: &str) -> Result<AllowEntry, AllowProblem> {
         skill: skill.map(str::to_string),
         permission,
         scope: scope.map(str::to_string),
+    })
+}
+
+/// `mcp:NAME`: the skill an MCP server is (a name of letters, digits, `-` and `_`).
+fn is_mcp_skill(s: &str) -> bool {
+    s.strip_prefix("mcp:").is_some_and(|name| {
+        !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
     })
 }
 
@@ -454,6 +466,29 @@ mod tests {
             permission: p,
             scope: scope.map(Into::into),
         }
+    }
+
+    /// An MCP server's skill name holds a `:` (`mcp:NAME`); its grants are spelled
+    /// `mcp:NAME/PERM[:SCOPE]` and read back as written.
+    #[test]
+    fn parses_an_mcp_server_skill_prefix() {
+        let e = AllowEntry::parse("mcp:everything/shell:exec:node").unwrap();
+        assert_eq!(
+            e,
+            entry(Some("mcp:everything"), Permission::ShellExec, Some("node"))
+        );
+        assert_eq!(e.to_string(), "mcp:everything/shell:exec:node");
+        assert!(e.matches("mcp:everything", Permission::ShellExec, Some("node")));
+        assert!(!e.matches("mcp:other", Permission::ShellExec, Some("node")));
+        let h = AllowEntry::parse("mcp:web/net:fetch:http://127.0.0.1:8080").unwrap();
+        assert_eq!(h.skill.as_deref(), Some("mcp:web"));
+        // Without the `mcp:` prefix a `:` before the `/` is still a permission's.
+        assert!(
+            AllowEntry::parse("shell:exec:/usr/bin/git")
+                .unwrap()
+                .skill
+                .is_none()
+        );
     }
 
     #[test]

@@ -6,6 +6,7 @@
 pub mod config;
 pub mod doctor;
 pub mod keys;
+pub mod mcp;
 pub mod registry;
 pub mod run;
 pub mod security;

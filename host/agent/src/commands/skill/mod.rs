@@ -4,6 +4,7 @@ mod exercise;
 mod inspect;
 mod install;
 mod instructions;
+mod mcp_rows;
 mod permissions;
 mod sign;
 
@@ -118,8 +119,9 @@ fn list(app: &mut App, format: Format) -> Result<u8> {
         .iter()
         .map(|s| permission_status(&s.package.manifest, Some(&store), &allow, app.interactive))
         .collect::<Result<Vec<Vec<(Permission, String)>>, _>>()?;
+    let mcp = mcp_rows::mcp_rows(app, &store, &allow)?;
     if format == Format::Json {
-        let rows: Vec<serde_json::Value> = skills
+        let mut rows: Vec<serde_json::Value> = skills
             .iter()
             .zip(&statuses)
             .map(|(s, perms)| {
@@ -137,8 +139,8 @@ fn list(app: &mut App, format: Format) -> Result<u8> {
                 })
             })
             .collect();
-        let mut rows = rows;
         rows.extend(instructions::list_json(app, &component_names(&skills))?);
+        rows.extend(mcp.iter().map(mcp_rows::McpRow::json));
         println!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(exit::OK);
     }
@@ -169,6 +171,7 @@ fn list(app: &mut App, format: Format) -> Result<u8> {
         ]);
     }
     table.extend(instructions::list_rows(app, &component_names(&skills))?);
+    table.extend(mcp.iter().map(mcp_rows::McpRow::cells));
     crate::table::print_table(&table);
     Ok(exit::OK)
 }
