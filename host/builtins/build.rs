@@ -25,6 +25,8 @@ const BUILTINS: &[(&str, &str, &str)] = &[
     ("core-tools", "core-tools", "core_tools"),
     ("git", "git-skill", "git_skill"),
     ("security-base", "security-base", "security_base"),
+    ("log-analysis", "log-analysis-skill", "log_analysis_skill"),
+    ("code-review", "code-review", "code_review"),
 ];
 
 fn main() {
@@ -52,7 +54,7 @@ fn run() -> Result<(), String> {
     }
     for (dir, _, _) in BUILTINS {
         let d = workspace.join("builtin-skills").join(dir);
-        for watched in ["src", "Cargo.toml", "SKILL.yaml", "schemas"] {
+        for watched in ["src", "Cargo.toml", "SKILL.yaml", "schemas", "prompts"] {
             println!("cargo:rerun-if-changed={}", d.join(watched).display());
         }
     }

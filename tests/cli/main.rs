@@ -644,6 +644,8 @@ mod manifest_signing;
 
 // `agent security-audit`: fixture repositories with exact findings, thresholds, schemas.
 mod security;
+// `agent review`: a two-commit repository, findings through report_finding.
+mod review;
 // Hostile trees: bounded findings, unreadable directories, Latin-1 (issue 13).
 mod security_limits;
 // `--scanners secrets`: only the named scanners run; unknown names list the valid ones.
@@ -757,6 +759,7 @@ mod project_paths;
 mod cold_start;
 // A fresh checkout stays as committed: the JS example installs with `npm ci` only.
 mod checkout;
+mod logs;
 
 /// `agent run` against a loopback model at `url` speaking the Anthropic
 /// wire (`test-model`), printing JSON lines, with a 120 s limit; then `extra`.

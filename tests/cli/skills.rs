@@ -563,6 +563,9 @@ fn constraints_of_code_review_and_security_policy_merge_in_the_loop() {
             "--allow",
             "core-tools/shell:exec:touch",
             "--verbose",
+            // The design's code-review skill takes the built-in's name.
+            "--allow-shadow",
+            "code-review",
         ],
     );
     let (stdout, stderr) = text(&out);

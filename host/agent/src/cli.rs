@@ -165,6 +165,9 @@ pub enum Command {
     /// Audit a project: secrets, SAST, configuration and dependencies (offline by default).
     #[command(after_help = SECURITY_AFTER_HELP)]
     SecurityAudit(SecurityAuditArgs),
+    /// Review a change: the model reports findings on the changed lines, the static scanners run on them too.
+    #[command(after_help = crate::commands::review::AFTER_HELP)]
+    Review(crate::commands::review::ReviewArgs),
     /// Check the database, the audit log and the caches; `--repair` recovers a damaged database.
     #[command(after_help = DOCTOR_AFTER_HELP)]
     Doctor(DoctorArgs),
@@ -187,6 +190,9 @@ pub enum Command {
     /// granted: `--allow mcp:NAME/shell:exec:PROGRAM` or `mcp:NAME/net:fetch:ORIGIN`).
     #[command(subcommand)]
     Mcp(crate::commands::mcp::McpCommand),
+    /// Analyse logs: mine them into templates and have the model report the incident.
+    #[command(after_help = crate::commands::logs::LOGS_AFTER_HELP)]
+    Logs(crate::commands::logs::LogsArgs),
 }
 
 const DOCTOR_AFTER_HELP: &str = concat!(
@@ -446,6 +452,13 @@ pub struct RunArgs {
     /// Approve every tool that requires approval.
     #[arg(long, short = 'y', alias = "approve-tools")]
     pub yes: bool,
+    /// A headless mode instead of a free prompt: `code-review` (as `agent review`),
+    /// `log-analysis` (piped logs analysed as `agent logs -` does).
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub mode: Option<crate::commands::run::mode::RunMode>,
+    /// With `--mode code-review`: what to review and when to fail.
+    #[command(flatten)]
+    pub review: crate::commands::review::ReviewFlags,
 }
 
 /// `agent sessions ...`

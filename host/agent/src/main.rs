@@ -14,6 +14,7 @@ mod index_access;
 mod instruction_tools;
 mod instructions;
 mod listing;
+mod log_analysis;
 mod mcp_servers;
 mod mcp_tools;
 mod scaffold;
@@ -27,6 +28,7 @@ use std::process::ExitCode;
 use clap::CommandFactory;
 
 use crate::cli::{Cli, Command, exit};
+use crate::commands::run::mode::RunMode;
 
 fn main() -> ExitCode {
     let cli = match headless::parse(std::env::args_os().collect()) {
@@ -131,15 +133,24 @@ async fn run_with_app(
         Command::Keys(cmd) => commands::keys::keys(&mut app, cmd),
         Command::Audit(cmd) => commands::keys::audit(&mut app, cmd),
         Command::Config(cmd) => commands::config::run(&mut app, cmd),
-        Command::Run(args) => commands::run::run(&mut app, args),
+        Command::Run(args) => match args.mode {
+            Some(RunMode::CodeReview) => {
+                let args = commands::review::ReviewArgs::from_run(args)?;
+                commands::review::run(&mut app, args).await
+            }
+            Some(RunMode::LogAnalysis) => commands::run::mode::log_analysis(&mut app, args),
+            None => commands::run::run(&mut app, args),
+        },
         Command::Sessions(cmd) => commands::sessions::run(&mut app, cmd),
         Command::Workflow(cmd) => commands::workflow::run(&mut app, cmd).await,
         Command::Registry(cmd) => commands::registry::registry(&mut app, cmd),
         Command::SecurityAudit(args) => commands::security::run(&mut app, args).await,
+        Command::Review(args) => commands::review::run(&mut app, args).await,
         Command::Doctor(args) => commands::doctor::run(&mut app, args),
         Command::Completions { shell } => commands::shell::completions(shell),
         Command::Man { dir } => commands::shell::man(dir.as_deref()),
         Command::Mcp(cmd) => commands::mcp::run(&mut app, cmd).await,
+        Command::Logs(args) => commands::logs::run(&mut app, args),
     }
 }
 

@@ -54,6 +54,22 @@ const BUILTINS: &[Builtin] = &[
         digest: SECURITY_BASE_DIGEST,
         precompiled: SECURITY_BASE_PRECOMPILED,
     },
+    Builtin {
+        name: "log-analysis",
+        manifest: include_str!(concat!(env!("OUT_DIR"), "/log_analysis_skill/SKILL.yaml")),
+        files: LOG_ANALYSIS_SKILL_FILES,
+        component: include_bytes!(concat!(env!("OUT_DIR"), "/log_analysis_skill.wasm")),
+        digest: LOG_ANALYSIS_SKILL_DIGEST,
+        precompiled: LOG_ANALYSIS_SKILL_PRECOMPILED,
+    },
+    Builtin {
+        name: "code-review",
+        manifest: include_str!(concat!(env!("OUT_DIR"), "/code_review/SKILL.yaml")),
+        files: CODE_REVIEW_FILES,
+        component: include_bytes!(concat!(env!("OUT_DIR"), "/code_review.wasm")),
+        digest: CODE_REVIEW_DIGEST,
+        precompiled: CODE_REVIEW_PRECOMPILED,
+    },
 ];
 
 /// Every built-in skill.

@@ -74,6 +74,10 @@ pub struct AuditOptions {
     pub caps: FindingCaps,
     /// The scanners that run (`--scanners`; default every one).
     pub scanners: ScannerFilter,
+    /// With [`Scope::Diff`]: the changed files and lines, already known
+    /// (`agent review` reads the diff through the git skill); `None`: the
+    /// engine asks git (`git diff` between the scope's revisions).
+    pub diff_lines: Option<DiffScope>,
 }
 
 impl AuditOptions {
@@ -94,6 +98,7 @@ impl AuditOptions {
             max_findings: None,
             caps: FindingCaps::DEFAULT,
             scanners: ScannerFilter::all(),
+            diff_lines: None,
         }
     }
 }
@@ -750,6 +755,7 @@ pub fn audit(
 
     let diff: Option<DiffScope> = match &opts.scope {
         Scope::Full => None,
+        Scope::Diff { .. } if opts.diff_lines.is_some() => opts.diff_lines.clone(),
         Scope::Diff { base, head } => Some(
             diff_scope(root, base, head)
                 .with_context(|| format!("computing the diff {base}..{head}"))?,

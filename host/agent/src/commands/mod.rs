@@ -6,8 +6,10 @@
 pub mod config;
 pub mod doctor;
 pub mod keys;
+pub mod logs;
 pub mod mcp;
 pub mod registry;
+pub mod review;
 pub mod run;
 pub mod security;
 pub mod sessions;

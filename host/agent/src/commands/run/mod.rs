@@ -1,6 +1,7 @@
 //! `agent run`: the agent loop from the command line — the arguments, the
 //! session assembled and spawned, then [`render`] shows its events.
 
+pub mod mode;
 mod render;
 
 use std::io::{IsTerminal, Read};
