@@ -518,10 +518,15 @@ pub enum SkillCommand {
     /// forge `github.com/OWNER/REPO[#rev]`, also gitlab.com, codeberg.org,
     /// bitbucket.org).
     Install {
-        /// `NAME[@REQ]`, `./path`, `git+URL[#rev]` or `github.com/OWNER/REPO[#rev]`.
+        /// `NAME[@REQ]`, `./path`, `git+URL[#rev]` or `github.com/OWNER/REPO[#rev]`; a SKILL.md
+        /// skill from a repository: `git+URL[#rev]//SUB/PATH`.
         target: String,
         #[command(flatten)]
         index: IndexArg,
+        /// Install a SKILL.md skill even though the content scan found high-severity
+        /// content (audited).
+        #[arg(long)]
+        force: bool,
     },
     /// Install a skill from the index into this project's `.agent/skills/`.
     Add {
@@ -626,6 +631,34 @@ pub enum SkillCommand {
         /// Revoke stored grants: all of them, or the one permission given.
         #[arg(long, value_name = "PERM", num_args = 0..=1, default_missing_value = "all")]
         revoke: Option<String>,
+    },
+    /// Save a SKILL.md instruction skill into your skills directory (`<dir>/NAME/SKILL.md`
+    /// and resources), after the content scan. `agent skill remove NAME` deletes it.
+    Save {
+        /// Skill name (lowercase letters, digits and hyphens).
+        name: String,
+        /// What it does and when to use it (the model sees only this until it loads it).
+        #[arg(long)]
+        description: String,
+        /// The Markdown instructions: a file, or `-` for stdin.
+        #[arg(long, value_name = "FILE")]
+        body: Option<PathBuf>,
+        /// A file beside SKILL.md: `REL/PATH=FILE` (repeatable).
+        #[arg(long = "resource", value_name = "REL=FILE")]
+        resources: Vec<String>,
+        /// Save into this project's `.agent/skills/` instead.
+        #[arg(long)]
+        in_project: bool,
+        /// Replace an existing skill of that name.
+        #[arg(long)]
+        replace: bool,
+    },
+    /// The content scan of a skill directory (prompt injection, hidden Unicode, `curl | sh`,
+    /// encoded blobs, exfiltration, disabling safety): findings with file:line; exit 1 on a
+    /// high-severity one.
+    Scan {
+        /// The skill directory.
+        path: PathBuf,
     },
 }
 

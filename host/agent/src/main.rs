@@ -11,6 +11,8 @@ mod commands;
 mod error_chain;
 mod headless;
 mod index_access;
+mod instruction_tools;
+mod instructions;
 mod listing;
 mod log_analysis;
 mod mcp_servers;

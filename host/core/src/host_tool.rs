@@ -53,6 +53,13 @@ pub struct HostOffer {
 pub trait HostToolSource: Send + Sync {
     /// What it offers a turn whose user message is `message`.
     fn offer<'a>(&'a self, message: &'a str) -> HostFuture<'a, HostOffer>;
+
+    /// Constraints its skills impose on the turn, asked after [`HostToolSource::offer`]
+    /// (an instruction skill's `allowed_tools` once its body was loaded); merged with the
+    /// active components' by agent-policy. Default: none.
+    fn constraints(&self) -> Vec<agent_policy::SkillConstraint> {
+        Vec::new()
+    }
 }
 
 /// A fixed set of tools and an optional prompt, offered to every turn.

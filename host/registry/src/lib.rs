@@ -11,6 +11,7 @@ mod fault;
 mod format;
 mod index;
 mod install;
+mod instructions;
 mod publish;
 mod resign;
 mod skills_dir;
@@ -26,6 +27,7 @@ pub use index::{Index, Seen};
 pub use install::{
     Installed, MAX_UNPACKED_BYTES, install_from_dir, install_from_git, manifest_permissions, remove,
 };
+pub use instructions::{checkout_git, install_instruction_dir};
 pub use publish::{PublishRequest, VerifyReport, init, publish, verify_index};
 pub use resign::{ResignReport, Resigned, resign_index};
 pub use skills_dir::{LOCK_FILE, Recovered, tidy};

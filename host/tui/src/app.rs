@@ -54,6 +54,7 @@ Esc cancel the running turn · Ctrl-C cancel, or quit when idle · Ctrl-D quit
 /clear                      start a new conversation
 /compact                    summarise the conversation to free context
 /resume [ID]                pick a session to continue
+/NAME [ARGS]                use the SKILL.md skill NAME for this message
 /help                       this help
 /quit                       leave";
 
@@ -403,12 +404,34 @@ impl App {
             ["/resume", ..] if self.transcript.running => busy(self),
             ["/resume", id] => self.send(Op::Resume { id: id.to_string() }),
             ["/resume"] => self.send(Op::ListSessions),
+            // `/name args`: an instruction skill invoked by the user. The message goes to the
+            // session as typed; the session loads the skill's body into that turn (or says
+            // there is no such skill).
+            [first, ..] if is_skill_command(first) && self.transcript.running => busy(self),
+            [first, ..] if is_skill_command(first) => {
+                self.transcript.running = true;
+                self.scroll = 0;
+                self.send(Op::UserTurn {
+                    text: line.to_string(),
+                    attachments: Vec::new(),
+                });
+            }
             _ => self.transcript.notice(
                 NoticeKind::Error,
                 format!("unknown command `{line}` (/help lists them)"),
             ),
         }
     }
+}
+
+/// Whether `/word` can name an instruction skill: lowercase letters, digits and hyphens.
+fn is_skill_command(word: &str) -> bool {
+    word.strip_prefix('/').is_some_and(|n| {
+        !n.is_empty()
+            && !n.starts_with('-')
+            && n.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    })
 }
 
 /// The skill list as a table.

@@ -47,7 +47,7 @@ pub fn run(app: &mut App, args: TuiArgs) -> Result<u8> {
         ),
         Some(id) => Some(store.find_session(id)?.id),
     };
-    let parts = assemble(
+    let mut parts = assemble(
         app,
         Frontend {
             mode: Mode::Interactive,
@@ -62,6 +62,8 @@ pub fn run(app: &mut App, args: TuiArgs) -> Result<u8> {
             host_tools: Vec::new(),
         },
     )?;
+    // SKILL.md skills: listed for the model, `/name args` from the interface.
+    crate::instruction_tools::attach(app, &mut parts, None)?;
     let client = Session::spawn(parts, tokio::runtime::Handle::current());
     if let Some(id) = resume {
         client.send(Op::Resume { id });

@@ -270,6 +270,13 @@ impl Turn {
             }
             setup.warnings.extend(offer.warnings);
         }
+        let offered: Vec<agent_policy::SkillConstraint> =
+            s.host_tools.iter().flat_map(|h| h.constraints()).collect();
+        if !offered.is_empty() {
+            let mut all = crate::setup::skill_constraints(&s.skills, &setup.activation.order);
+            all.extend(offered);
+            setup.constraints = Arc::new(merge(&all));
+        }
         for w in &setup.warnings {
             let _ = s.emit.send(Event::Notice {
                 kind: NoticeKind::Warning,

@@ -161,7 +161,7 @@ impl HostState {
         }
     }
 
-    async fn exec(&mut self, req: ExecRequest) -> Result<ExecOutput, CapabilityError> {
+    pub(crate) async fn exec(&mut self, req: ExecRequest) -> Result<ExecOutput, CapabilityError> {
         let path = self.exec_refusal(&req, &command_line(&req.program, &req.args))?;
         // From here on the question, the audit and the run name the file.
         let line = command_line(&path.to_string_lossy(), &req.args);

@@ -145,7 +145,7 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
     } else {
         None
     };
-    let parts = assemble(
+    let mut parts = assemble(
         app,
         Frontend {
             mode: Mode::Headless,
@@ -163,6 +163,13 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
             host_tools: Vec::new(),
         },
     )?;
+    // `--skills NAME` of a SKILL.md skill: its body comes with the task.
+    let mut attachments = attachments;
+    attachments.extend(crate::instruction_tools::attach(
+        app,
+        &mut parts,
+        Some(&task),
+    )?);
     let client = Session::spawn(parts, tokio::runtime::Handle::current());
     if let Some(id) = resume {
         client.send(Op::Resume { id });

@@ -3,6 +3,7 @@
 mod exercise;
 mod inspect;
 mod install;
+mod instructions;
 mod mcp_rows;
 mod permissions;
 mod sign;
@@ -30,11 +31,21 @@ pub async fn run(app: &mut App, cmd: SkillCommand) -> Result<u8> {
             index,
         } => install::available(app, &index, format),
         SkillCommand::Search { query, index } => install::search(app, &index, &query),
-        SkillCommand::Install { target, index } => install::install(app, &index, &target, false),
+        SkillCommand::Install {
+            target,
+            index,
+            force,
+        } => match instructions::try_install(app, &target, force)? {
+            Some(code) => Ok(code),
+            None => install::install(app, &index, &target, false),
+        },
         SkillCommand::Add { target, index } => install::install(app, &index, &target, true),
         SkillCommand::Remove { name, in_project } => install::remove(app, &name, in_project),
         SkillCommand::Update { name, index } => install::update(app, &index, name.as_deref()),
-        SkillCommand::Info { name, format } => inspect::info(app, &name, format).await,
+        SkillCommand::Info { name, format } => match instructions::info(app, &name, format)? {
+            Some(code) => Ok(code),
+            None => inspect::info(app, &name, format).await,
+        },
         SkillCommand::Inspect { target, format } => inspect::inspect(app, &target, format),
         SkillCommand::Call { skill, tool, input } => {
             exercise::call(app, &skill, &tool, &input).await
@@ -59,6 +70,25 @@ pub async fn run(app: &mut App, cmd: SkillCommand) -> Result<u8> {
         SkillCommand::Permissions { name, revoke } => {
             permissions::permissions(app, &name, revoke.as_deref())
         }
+        SkillCommand::Save {
+            name,
+            description,
+            body,
+            resources,
+            in_project,
+            replace,
+        } => instructions::save(
+            app,
+            instructions::SaveArgs {
+                name,
+                description,
+                body,
+                resources,
+                in_project,
+                replace,
+            },
+        ),
+        SkillCommand::Scan { path } => instructions::scan(&path),
     }
 }
 
@@ -109,6 +139,7 @@ fn list(app: &mut App, format: Format) -> Result<u8> {
                 })
             })
             .collect();
+        rows.extend(instructions::list_json(app, &component_names(&skills))?);
         rows.extend(mcp.iter().map(mcp_rows::McpRow::json));
         println!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(exit::OK);
@@ -139,7 +170,16 @@ fn list(app: &mut App, format: Format) -> Result<u8> {
             perms,
         ]);
     }
+    table.extend(instructions::list_rows(app, &component_names(&skills))?);
     table.extend(mcp.iter().map(mcp_rows::McpRow::cells));
     crate::table::print_table(&table);
     Ok(exit::OK)
+}
+
+/// The names component skills hold (SKILL.md skills may not take them).
+fn component_names(skills: &[crate::listing::Listed]) -> Vec<String> {
+    skills
+        .iter()
+        .map(|s| s.package.manifest.name.clone())
+        .collect()
 }

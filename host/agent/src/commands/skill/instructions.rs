@@ -1,0 +1,461 @@
+//! `agent skill` for SKILL.md instruction skills: their rows in `skill list`, `skill info`,
+//! install from a directory or a git repository (with a sub-path) after the content scan,
+//! `skill save`, and `skill scan`.
+
+use std::path::{Path, PathBuf};
+
+use agent_instructions::{Finding, SaveRequest, Severity};
+use agent_manifest::Permission;
+use agent_registry::GitSource;
+use anyhow::{Context, Result, bail};
+use serde_json::json;
+
+use crate::app::App;
+use crate::cli::{Format, UsageError, exit};
+use crate::instructions::{self, Instruction, Instructions, audit, blocking};
+
+/// The signature column's text for every SKILL.md skill.
+pub(super) const UNSIGNED: &str = "unsigned instructions (SKILL.md: content scan + grants)";
+
+/// Every SKILL.md skill (names of component skills stay theirs).
+pub(super) fn discover(app: &mut App, components: &[String]) -> Result<Instructions> {
+    let found = instructions::discover(app, components)?;
+    for b in &found.broken {
+        eprintln!("warning: skipping SKILL.md skill: {b}");
+    }
+    Ok(found)
+}
+
+fn grant_status(app: &mut App, inst: &Instruction) -> Result<Vec<(String, String)>> {
+    let programs = inst.programs();
+    if programs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let store = app.store()?;
+    let allow = app.allowlist()?;
+    let standing = agent_policy::standing(
+        inst.name(),
+        Permission::ShellExec,
+        Some(&store),
+        &allow,
+        app.interactive,
+    )?
+    .to_string();
+    Ok(programs
+        .into_iter()
+        .map(|p| (format!("shell:exec:{p}"), standing.clone()))
+        .collect())
+}
+
+/// `skill list`'s rows for SKILL.md skills: NAME, VERSION, TYPES, SOURCE, PERMISSIONS.
+pub(super) fn list_rows(app: &mut App, components: &[String]) -> Result<Vec<[String; 5]>> {
+    let found = discover(app, components)?;
+    let mut rows = Vec::new();
+    for inst in &found.skills {
+        let perms = grant_status(app, inst)?;
+        let mut p = if perms.is_empty() {
+            "(none)".to_string()
+        } else {
+            perms
+                .iter()
+                .map(|(p, st)| format!("{p} [{st}]"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if !inst.ineligible.is_empty() {
+            p.push_str(&format!("; not offered: {}", inst.ineligible.join("; ")));
+        }
+        rows.push([
+            inst.name().to_string(),
+            "-".into(),
+            "instructions (unsigned)".into(),
+            inst.origin.to_string(),
+            p,
+        ]);
+    }
+    Ok(rows)
+}
+
+/// `skill list --format json`'s rows for SKILL.md skills.
+pub(super) fn list_json(app: &mut App, components: &[String]) -> Result<Vec<serde_json::Value>> {
+    let found = discover(app, components)?;
+    let mut rows = Vec::new();
+    for inst in &found.skills {
+        let perms = grant_status(app, inst)?;
+        rows.push(json!({
+            "name": inst.name(),
+            "version": null,
+            "types": ["instructions"],
+            "source": inst.origin,
+            "signature": "unsigned-instructions",
+            "description": inst.skill.front.description,
+            "offered": inst.ineligible.is_empty(),
+            "not_offered_because": inst.ineligible,
+            "permissions": perms.iter().map(|(p, st)| json!({"permission": p, "status": st})).collect::<Vec<_>>(),
+        }));
+    }
+    Ok(rows)
+}
+
+/// `skill info NAME` for a SKILL.md skill; `Ok(None)` when `name` is not one.
+pub(super) fn info(app: &mut App, name: &str, format: Format) -> Result<Option<u8>> {
+    let found = instructions::discover(app, &[])?;
+    let Some(inst) = found.get(name) else {
+        return Ok(None);
+    };
+    let f = &inst.skill.front;
+    let findings = instructions::scan(&inst.skill);
+    let perms = grant_status(app, inst)?;
+    let files = resource_files(&inst.skill.dir);
+    if format == Format::Json {
+        let v = json!({
+            "name": f.name,
+            "description": f.description,
+            "kind": "instructions",
+            "signature": "unsigned-instructions",
+            "source": inst.origin,
+            "dir": inst.skill.dir,
+            "sha256": inst.skill.digest,
+            "frontmatter": f,
+            "offered": inst.ineligible.is_empty(),
+            "not_offered_because": inst.ineligible,
+            "permissions": perms.iter().map(|(p, st)| json!({"permission": p, "status": st})).collect::<Vec<_>>(),
+            "files": files,
+            "findings": findings,
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(Some(exit::OK));
+    }
+    println!("{} — {}", f.name, f.description);
+    println!("  type:       instructions (SKILL.md)");
+    println!(
+        "  source:     {} ({})",
+        inst.origin,
+        inst.skill.dir.display()
+    );
+    println!("  signature:  {UNSIGNED}");
+    println!("  sha256:     {}", inst.skill.digest);
+    match f.context {
+        agent_instructions::Context::Inline => println!("  context:    inline"),
+        agent_instructions::Context::Fork => println!(
+            "  context:    fork (not implemented in this version: the instructions run inline)"
+        ),
+    }
+    if let Some(m) = &f.model {
+        println!("  model:      {m} (not applied in this version: the session's model is used)");
+    }
+    if !f.tools.is_empty() {
+        println!("  tools:      {}", f.tools.join(", "));
+    }
+    match &f.allowed_tools {
+        Some(t) => println!(
+            "  allowed tools (a constraint while it is active): {}",
+            t.join(", ")
+        ),
+        None => println!("  allowed tools: any"),
+    }
+    println!(
+        "  invocation: {}{}",
+        if f.user_invocable {
+            format!("/{} by the user", f.name)
+        } else {
+            "not by the user".into()
+        },
+        if f.disable_model_invocation {
+            "; never by the model"
+        } else {
+            "; by the model (load_skill)"
+        }
+    );
+    let r = &f.requires;
+    for (label, v) in [
+        ("requires bins", &r.bins),
+        ("requires anyBins", &r.any_bins),
+        ("requires env", &r.env),
+        ("requires config", &r.config),
+        ("os", &f.os),
+    ] {
+        if !v.is_empty() {
+            println!("  {label}: {}", v.join(", "));
+        }
+    }
+    if inst.ineligible.is_empty() {
+        println!("  offered:    yes");
+    } else {
+        println!("  offered:    no");
+        for why in &inst.ineligible {
+            println!("    - {why}");
+        }
+    }
+    println!("  permissions:");
+    if perms.is_empty() {
+        println!("    (none: no `!command` lines)");
+    }
+    for (p, st) in &perms {
+        println!("    {p:<24} {st}");
+    }
+    if !files.is_empty() {
+        println!("  files:      {}", files.join(", "));
+    }
+    for u in &f.unknown {
+        println!(
+            "  note: unknown frontmatter key `{}` ({}:{}) kept, not used",
+            u.key,
+            inst.skill.file.display(),
+            u.line
+        );
+    }
+    print_findings(&inst.skill.dir, &findings);
+    Ok(Some(exit::OK))
+}
+
+fn resource_files(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut entries: Vec<_> = entries.flatten().collect();
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
+            if e.file_name().to_string_lossy().starts_with('.') || out.len() >= 200 {
+                continue;
+            }
+            let p = e.path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else if let Ok(rel) = p.strip_prefix(root)
+                && rel != Path::new(agent_instructions::SKILL_FILE)
+            {
+                out.push(rel.display().to_string());
+            }
+        }
+    }
+    walk(dir, dir, &mut out);
+    out
+}
+
+fn print_findings(dir: &Path, findings: &[Finding]) {
+    if findings.is_empty() {
+        println!("  content scan: no findings");
+        return;
+    }
+    println!("  content scan:");
+    for f in findings {
+        println!("    {}/{f}", dir.display());
+    }
+}
+
+/// `skill scan DIR`: the content scan of a skill directory; exit 1 on a high finding.
+pub(super) fn scan(path: &Path) -> Result<u8> {
+    if !path.is_dir() {
+        return Err(UsageError(format!("{}: not a directory", path.display())).into());
+    }
+    let findings = agent_instructions::scan_dir(path);
+    if findings.is_empty() {
+        println!("{}: no findings", path.display());
+        return Ok(exit::OK);
+    }
+    for f in &findings {
+        println!("{}/{f}", path.display());
+    }
+    Ok(if blocking(&findings) {
+        exit::FAILURE
+    } else {
+        exit::OK
+    })
+}
+
+/// A git source followed by `//SUB/PATH`: the repository and the skill's directory in it.
+fn split_subpath(target: &str) -> (&str, Option<&str>) {
+    let scheme_end = target.find("://").map_or(0, |i| i + 3);
+    match target[scheme_end..].rfind("//") {
+        Some(i) => {
+            let at = scheme_end + i;
+            (&target[..at], Some(&target[at + 2..]))
+        }
+        None => (target, None),
+    }
+}
+
+/// `skill install` of a SKILL.md skill: `Ok(None)` when `target` is not one (a component
+/// skill, an index name). Directories and git repositories (`SOURCE//SUB/PATH` for a skill
+/// inside the repository) are scanned before anything is installed.
+pub(super) fn try_install(app: &mut App, target: &str, force: bool) -> Result<Option<u8>> {
+    let path = Path::new(target);
+    if path.is_dir() {
+        if !agent_instructions::discover::is_instruction_dir(path) {
+            return Ok(None);
+        }
+        return install_from(app, path, &format!("path:{}", abs(path).display()), force).map(Some);
+    }
+    let (source, sub) = split_subpath(target);
+    let Some(git) = GitSource::parse(source).map_err(|e| UsageError(format!("{target}: {e}")))?
+    else {
+        return Ok(None);
+    };
+    let progress = agent_registry::NoProgress;
+    let checkout = agent_registry::checkout_git(
+        &git.url,
+        git.rev.as_deref(),
+        &app.paths.registry_cache_dir(),
+        &progress,
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let dir = match sub {
+        Some(s) => agent_instructions::render::confined(&checkout, s)
+            .map_err(|e| UsageError(format!("{target}: {e}")))?,
+        None => checkout.clone(),
+    };
+    if !agent_instructions::discover::is_instruction_dir(&dir) {
+        if sub.is_some() {
+            bail!("{target}: `{}` holds no SKILL.md", sub.unwrap_or_default());
+        }
+        return Ok(None);
+    }
+    install_from(app, &dir, &format!("git:{target}"), force).map(Some)
+}
+
+fn abs(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or(p.to_path_buf())
+}
+
+fn install_from(app: &mut App, src: &Path, from: &str, force: bool) -> Result<u8> {
+    // Parsed first (errors name file and line), under the name the frontmatter gives.
+    let mut skill = agent_instructions::parse::parse(
+        &src.join(agent_instructions::SKILL_FILE),
+        &std::fs::read_to_string(src.join(agent_instructions::SKILL_FILE))
+            .with_context(|| format!("reading {}", src.display()))?,
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    skill.dir = src.to_path_buf();
+    let name = skill.name().to_string();
+    let dest = app.paths.user_skills_dir();
+    crate::app::tidy_skills_dir(&dest);
+    let mut scanned: Vec<Finding> = Vec::new();
+    let installed = agent_registry::install_instruction_dir(src, &dest, &name, &mut |staged| {
+        scanned = agent_instructions::scan_dir(staged);
+        if blocking(&scanned) && !force {
+            return Err(format!(
+                "not installed: the content scan of {from} found high-severity content:\n{}\n(read it; `--force` installs it anyway, audited)",
+                scanned
+                    .iter()
+                    .filter(|f| f.severity == Severity::High)
+                    .map(|f| format!("  {f}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            ));
+        }
+        Ok(())
+    });
+    let high = scanned
+        .iter()
+        .filter(|f| f.severity == Severity::High)
+        .count();
+    let installed = match installed {
+        Ok(dir) => dir,
+        Err(e) => {
+            if high > 0 && !force {
+                audit(
+                    app,
+                    &name,
+                    "skill:install",
+                    from,
+                    &format!("refused: content scan ({high} high)"),
+                )?;
+            }
+            return Err(anyhow::anyhow!("{e}"));
+        }
+    };
+    if high > 0 {
+        audit(
+            app,
+            &name,
+            "skill:install",
+            from,
+            &format!("forced: content scan ({high} high)"),
+        )?;
+        eprintln!("warning: installed despite {high} high-severity finding(s) (--force):");
+    }
+    for f in &scanned {
+        eprintln!("  {f}");
+    }
+    println!(
+        "installed {name} (SKILL.md instructions, unsigned) into {}",
+        installed.display()
+    );
+    Ok(exit::OK)
+}
+
+/// `skill save NAME`: writes `<dir>/<name>/SKILL.md` (and resources) after the content scan.
+pub(super) fn save(app: &mut App, args: SaveArgs) -> Result<u8> {
+    let body = match &args.body {
+        Some(p) if p.as_os_str() == "-" => {
+            let mut s = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+                .context("reading the body from stdin")?;
+            s
+        }
+        Some(p) => std::fs::read_to_string(p).with_context(|| format!("--body {}", p.display()))?,
+        None => String::new(),
+    };
+    let mut resources = Vec::new();
+    for r in &args.resources {
+        let Some((rel, file)) = r.split_once('=') else {
+            return Err(UsageError(format!("--resource {r}: expected REL/PATH=FILE")).into());
+        };
+        let content = std::fs::read_to_string(file).with_context(|| format!("--resource {r}"))?;
+        resources.push((rel.to_string(), content));
+    }
+    let dir = if args.in_project {
+        app.project_root.join(".agent").join("skills")
+    } else {
+        app.paths.user_skills_dir()
+    };
+    let req = SaveRequest {
+        name: args.name.clone(),
+        description: args.description.clone(),
+        body,
+        resources,
+        replace: args.replace,
+    };
+    match agent_instructions::save(&dir, &req) {
+        Ok((path, findings)) => {
+            for f in &findings {
+                eprintln!("  {f}");
+            }
+            audit(
+                app,
+                &args.name,
+                "skill:save",
+                &path.display().to_string(),
+                "saved",
+            )?;
+            println!("saved {} into {}", args.name, path.display());
+            Ok(exit::OK)
+        }
+        Err(agent_instructions::SaveError::Invalid(m)) => Err(UsageError(m).into()),
+        Err(e) => {
+            if matches!(e, agent_instructions::SaveError::Refused(_)) {
+                audit(
+                    app,
+                    &args.name,
+                    "skill:save",
+                    &dir.join(&args.name).display().to_string(),
+                    "refused: content scan",
+                )?;
+            }
+            bail!("{} was not saved: {e}", args.name)
+        }
+    }
+}
+
+/// `skill save`'s arguments.
+pub(crate) struct SaveArgs {
+    pub name: String,
+    pub description: String,
+    pub body: Option<PathBuf>,
+    pub resources: Vec<String>,
+    pub in_project: bool,
+    pub replace: bool,
+}
