@@ -71,7 +71,7 @@ if [ ! -f target/npm-mcp/node_modules/@modelcontextprotocol/server-everything/pa
   || [ ! -f target/npm-mcp/node_modules/@modelcontextprotocol/server-filesystem/package.json ]; then
   say "MCP servers from npm (target/npm-mcp)"
   npm install --prefix target/npm-mcp --no-audit --no-fund --silent \
-    @modelcontextprotocol/server-everything @modelcontextprotocol/server-filesystem
+    @modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/server-filesystem@2026.8.31
 fi
 
 say "JavaScript example skill (npm packages, offline build)"

@@ -40,7 +40,7 @@ fn config(sb: &Sandbox, text: &str) {
     std::fs::write(path, text).expect("config.toml");
 }
 
-fn audit(sb: &Sandbox) -> String {
+pub(crate) fn audit(sb: &Sandbox) -> String {
     std::fs::read_to_string(sb.paths().audit_log_path()).unwrap_or_default()
 }
 

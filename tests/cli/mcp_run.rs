@@ -243,3 +243,108 @@ fn an_mcp_tool_that_never_answers_is_a_tool_error_not_a_hung_run() {
     let log = std::fs::read_to_string(sb.paths().audit_log_path()).expect("audit");
     assert!(log.contains("did not answer tools/call hang"), "{log}");
 }
+
+/// `--mcp-resource` and `--mcp-prompt` attach a server's resource and a filled-in prompt to the
+/// task, read before the session starts; without the server's grant nothing starts, the run
+/// exits 4 naming the flag, and the model is never asked.
+#[test]
+fn a_servers_resource_and_prompt_are_attached_to_the_task_only_when_granted() {
+    let everything = everything();
+    assert!(
+        Path::new(&everything).is_file(),
+        "{everything} is missing: run ./test.sh (it installs the npm MCP servers into target/npm-mcp)"
+    );
+    let sb = sandbox();
+    config(
+        &sb,
+        &format!(
+            "[mcp.servers.everything]\ncommand = \"node\"\nargs = [{everything:?}, \"stdio\"]\n"
+        ),
+    );
+    let allow = "--allow=mcp:everything/shell:exec:node";
+
+    // The prompts, with their arguments (optional ones in brackets), and one filled in.
+    let prompts = ok(&sb.agent(&["mcp", "prompts", "everything", allow]));
+    assert!(
+        prompts
+            .lines()
+            .any(|l| l.starts_with("args-prompt") && l.contains("city [state]")),
+        "{prompts}"
+    );
+    let filled = ok(&sb.agent(&[
+        "mcp",
+        "prompt",
+        "everything",
+        "args-prompt",
+        "--arg",
+        "city=Lyon",
+        allow,
+    ]));
+    assert_eq!(filled.trim(), "user: What's weather in Lyon?");
+    let resources = ok(&sb.agent(&["mcp", "resources", "everything", allow]));
+    let uri = resources
+        .lines()
+        .skip(1)
+        .find_map(|l| l.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no resources:\n{resources}"))
+        .to_string();
+    let resource_text = ok(&sb.agent(&["mcp", "read", "everything", &uri, allow]));
+
+    let rt = tokio_rt();
+    let server = rt
+        .block_on(ModelServer::start(vec![Wire::Anthropic.answer("Noted.")]))
+        .expect("model server");
+    let resource_flag = format!("everything:{uri}");
+    let context = [
+        "--prompt",
+        "Use the context",
+        "--mcp-resource",
+        resource_flag.as_str(),
+        "--mcp-prompt",
+        "everything:args-prompt",
+        "--mcp-arg",
+        "city=Paris",
+    ];
+
+    // Without the grant: exit 4, the flag named, no model request.
+    let out = run(&sb, &server, &context, &[]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(4), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("mcp:everything/shell:exec:node"),
+        "{stderr}"
+    );
+    assert!(server.requests().is_empty(), "the model was asked");
+
+    // With it: both are in the first request, named after their server.
+    let mut granted = context.to_vec();
+    granted.push(allow);
+    let stdout = ok(&run(&sb, &server, &granted, &[]));
+    assert!(stdout.contains("Noted."), "{stdout}");
+    let body = server.requests()[0].body.to_string();
+    assert!(body.contains("What's weather in Paris?"), "{body}");
+    assert!(body.contains(&format!("mcp:everything/{uri}")), "{body}");
+    let first_line = resource_text.lines().next().unwrap_or_default();
+    let escaped = serde_json::to_string(first_line).expect("json");
+    assert!(
+        body.contains(escaped.trim_matches('"')),
+        "resource text missing: {first_line}\n{body}"
+    );
+    let log = super::mcp::audit(&sb);
+    assert!(log.contains("prompts/get args-prompt"), "{log}");
+    assert!(log.contains(&format!("resources/read {uri}")), "{log}");
+
+    // A malformed flag is a usage error naming it.
+    let out = run(
+        &sb,
+        &server,
+        &["--prompt", "x", "--mcp-prompt", "everything"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out)
+            .1
+            .contains("--mcp-prompt everything: expected SERVER:PROMPT")
+    );
+}

@@ -452,6 +452,17 @@ pub struct RunArgs {
     /// Approve every tool that requires approval.
     #[arg(long, short = 'y', alias = "approve-tools")]
     pub yes: bool,
+    /// Attach an MCP server's resource to the task as context: `SERVER:URI` (repeatable; the
+    /// server starts only with its grant, `--allow mcp:SERVER/...`).
+    #[arg(long, value_name = "SERVER:URI")]
+    pub mcp_resource: Vec<String>,
+    /// Attach an MCP server's prompt, filled in with the `--mcp-arg` values: `SERVER:PROMPT`
+    /// (repeatable; see `agent mcp prompts SERVER`).
+    #[arg(long, value_name = "SERVER:PROMPT")]
+    pub mcp_prompt: Vec<String>,
+    /// An argument of the `--mcp-prompt` prompts: `NAME=VALUE` (repeatable).
+    #[arg(long, value_name = "NAME=VALUE")]
+    pub mcp_arg: Vec<String>,
     /// A headless mode instead of a free prompt: `code-review` (as `agent review`),
     /// `log-analysis` (piped logs analysed as `agent logs -` does).
     #[arg(long, value_enum, value_name = "MODE")]

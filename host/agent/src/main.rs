@@ -15,6 +15,7 @@ mod instruction_tools;
 mod instructions;
 mod listing;
 mod log_analysis;
+mod mcp_context;
 mod mcp_servers;
 mod mcp_tools;
 mod scaffold;

@@ -46,6 +46,17 @@ pub type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 /// The most of a server's stderr kept for error messages.
 const STDERR_TAIL: usize = 2048;
 
+/// A prompt a server offers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptInfo {
+    /// Its name.
+    pub name: String,
+    /// What it is for.
+    pub description: String,
+    /// Its arguments: name and whether it is required.
+    pub arguments: Vec<(String, bool)>,
+}
+
 /// A tool a server offers.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolInfo {
@@ -410,6 +421,78 @@ impl Connection {
             }
         }
         Ok(out)
+    }
+
+    /// The prompts the server offers, each with its arguments.
+    ///
+    /// # Errors
+    /// As any request.
+    pub async fn prompts(&self) -> Result<Vec<PromptInfo>, McpError> {
+        let list = self
+            .ask("prompts/list", self.service.peer().list_prompts(None))
+            .await?;
+        let value = serde_json::to_value(&list).unwrap_or(Value::Null);
+        let items = value["prompts"].as_array().cloned().unwrap_or_default();
+        Ok(items
+            .iter()
+            .map(|p| PromptInfo {
+                name: p["name"].as_str().unwrap_or_default().to_string(),
+                description: p["description"].as_str().unwrap_or_default().to_string(),
+                arguments: p["arguments"]
+                    .as_array()
+                    .map(|args| {
+                        args.iter()
+                            .map(|a| {
+                                (
+                                    a["name"].as_str().unwrap_or_default().to_string(),
+                                    a["required"].as_bool().unwrap_or(false),
+                                )
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            })
+            .collect())
+    }
+
+    /// One prompt filled in with `arguments`, as text: each message on its own, after its
+    /// role (`user:`, `assistant:`); resources embedded in it by their text.
+    ///
+    /// # Errors
+    /// As any request.
+    pub async fn get_prompt(
+        &self,
+        prompt: &str,
+        arguments: &serde_json::Map<String, Value>,
+    ) -> Result<String, McpError> {
+        let what = format!("prompts/get {prompt}");
+        let params = serde_json::from_value(serde_json::json!({
+            "name": prompt,
+            "arguments": arguments,
+        }))
+        .map_err(|e| McpError::Protocol {
+            server: self.name.clone(),
+            what: what.clone(),
+            message: e.to_string(),
+        })?;
+        let got = self
+            .ask(&what, self.service.peer().get_prompt(params))
+            .await?;
+        let value = serde_json::to_value(&got).unwrap_or(Value::Null);
+        let mut out = Vec::new();
+        for m in value["messages"].as_array().cloned().unwrap_or_default() {
+            let role = m["role"].as_str().unwrap_or("user");
+            let c = &m["content"];
+            let text = c["text"]
+                .as_str()
+                .or_else(|| c["resource"]["text"].as_str())
+                .map(str::to_string)
+                .unwrap_or_else(|| {
+                    format!("[{} content]", c["type"].as_str().unwrap_or("unknown"))
+                });
+            out.push(format!("{role}: {text}"));
+        }
+        Ok(out.join("\n\n"))
     }
 
     /// Stops the server: ends the session, kills the process group.

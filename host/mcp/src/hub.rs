@@ -9,7 +9,7 @@ use agent_policy::{Grants, Verdict};
 use serde_json::Value;
 
 use crate::McpError;
-use crate::client::{CallOutput, Connection, EnvLookup, Limits, ToolInfo};
+use crate::client::{CallOutput, Connection, EnvLookup, Limits, PromptInfo, ToolInfo};
 use crate::spec::ServerSpec;
 
 /// The MCP servers a session may use.
@@ -174,6 +174,34 @@ impl McpHub {
         let c = self.connection(name).await?;
         let r = c.read_resource(uri).await;
         self.after(name, &c, &format!("resources/read {uri}"), &r)
+            .await;
+        r
+    }
+
+    /// The prompts of `name`.
+    ///
+    /// # Errors
+    /// As [`McpHub::connection`] and the request.
+    pub async fn prompts(&self, name: &str) -> Result<Vec<PromptInfo>, McpError> {
+        let c = self.connection(name).await?;
+        let r = c.prompts().await;
+        self.after(name, &c, "prompts/list", &r).await;
+        r
+    }
+
+    /// Prompt `prompt` of `name`, filled in with `arguments`, as text.
+    ///
+    /// # Errors
+    /// As [`McpHub::connection`] and the request.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        prompt: &str,
+        arguments: &serde_json::Map<String, Value>,
+    ) -> Result<String, McpError> {
+        let c = self.connection(name).await?;
+        let r = c.get_prompt(prompt, arguments).await;
+        self.after(name, &c, &format!("prompts/get {prompt}"), &r)
             .await;
         r
     }

@@ -16,7 +16,7 @@ mod error;
 mod hub;
 pub mod spec;
 
-pub use client::{CallOutput, Connection, EnvLookup, Limits, ToolInfo};
+pub use client::{CallOutput, Connection, EnvLookup, Limits, PromptInfo, ToolInfo};
 pub use error::McpError;
 pub use hub::McpHub;
 pub use spec::{EnvValue, ServerSpec, Source, Transport, servers, skill_name};

@@ -73,12 +73,29 @@ pub enum McpCommand {
         /// The server's name.
         name: String,
     },
-    /// Start a server (needs its grant) and print one resource (to attach it as context).
+    /// Start a server (needs its grant) and print one resource (`agent run --mcp-resource
+    /// SERVER:URI` attaches it as context).
     Read {
         /// The server's name.
         name: String,
         /// The resource's URI.
         uri: String,
+    },
+    /// Start a server (needs its grant) and list its prompts with their arguments.
+    Prompts {
+        /// The server's name.
+        name: String,
+    },
+    /// Start a server (needs its grant) and print one prompt filled in (`agent run
+    /// --mcp-prompt SERVER:PROMPT --mcp-arg NAME=VALUE` attaches it as context).
+    Prompt {
+        /// The server's name.
+        name: String,
+        /// The prompt's name.
+        prompt: String,
+        /// An argument: `NAME=VALUE` (repeatable).
+        #[arg(long = "arg", value_name = "NAME=VALUE")]
+        args: Vec<String>,
     },
 }
 
@@ -98,6 +115,20 @@ pub async fn run(app: &mut App, cmd: McpCommand) -> Result<u8> {
         McpCommand::Call { name, tool, input } => call(app, &name, &tool, &input).await,
         McpCommand::Resources { name } => resources(app, &name).await,
         McpCommand::Read { name, uri } => read(app, &name, &uri).await,
+        McpCommand::Prompts { name } => prompts(app, &name).await,
+        McpCommand::Prompt { name, prompt, args } => {
+            let arguments = crate::mcp_context::prompt_arguments("--arg", &args)?;
+            let hub = mcp_servers::hub(app)?;
+            let result = hub.get_prompt(&name, &prompt, &arguments).await;
+            hub.shutdown().await;
+            match result {
+                Ok(text) => {
+                    println!("{text}");
+                    Ok(exit::OK)
+                }
+                Err(e) => report(e),
+            }
+        }
     }
 }
 
@@ -234,6 +265,38 @@ async fn resources(app: &mut App, name: &str) -> Result<u8> {
         Ok(list) => {
             let mut table = vec![["URI".to_string(), "NAME".into(), "DESCRIPTION".into()]];
             table.extend(list.into_iter().map(|(u, n, d)| [u, n, d]));
+            crate::table::print_table(&table);
+            Ok(exit::OK)
+        }
+        Err(e) => report(e),
+    }
+}
+
+async fn prompts(app: &mut App, name: &str) -> Result<u8> {
+    let hub = mcp_servers::hub(app)?;
+    let result = hub.prompts(name).await;
+    hub.shutdown().await;
+    match result {
+        Ok(list) => {
+            let mut table = vec![[
+                "PROMPT".to_string(),
+                "ARGUMENTS".into(),
+                "DESCRIPTION".into(),
+            ]];
+            table.extend(list.into_iter().map(|p| {
+                let args: Vec<String> = p
+                    .arguments
+                    .iter()
+                    .map(|(n, required)| {
+                        if *required {
+                            n.clone()
+                        } else {
+                            format!("[{n}]")
+                        }
+                    })
+                    .collect();
+                [p.name, args.join(" "), p.description]
+            }));
             crate::table::print_table(&table);
             Ok(exit::OK)
         }

@@ -108,6 +108,16 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
     // mode).
     app.interactive = false;
     let (task, attachments) = read_prompt(&args)?;
+    let mcp = crate::mcp_context::Wanted {
+        resources: args.mcp_resource.clone(),
+        prompts: args.mcp_prompt.clone(),
+        args: args.mcp_arg.clone(),
+    };
+    let mut attachments = attachments;
+    match crate::mcp_context::read(app, &mcp)? {
+        Ok(more) => attachments.extend(more),
+        Err(code) => return Ok(code),
+    }
     let config = app.config()?;
     let max_turns = args.max_turns.unwrap_or(config.agent.max_turns);
     if max_turns == 0 {
@@ -164,7 +174,6 @@ pub fn run(app: &mut App, args: RunArgs) -> Result<u8> {
         },
     )?;
     // `--skills NAME` of a SKILL.md skill: its body comes with the task.
-    let mut attachments = attachments;
     attachments.extend(crate::instruction_tools::attach(
         app,
         &mut parts,
