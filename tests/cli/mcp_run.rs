@@ -348,3 +348,61 @@ fn a_servers_resource_and_prompt_are_attached_to_the_task_only_when_granted() {
             .contains("--mcp-prompt everything: expected SERVER:PROMPT")
     );
 }
+
+/// In the interface, a server's start is a permission question like a component's first use
+/// (`Permission requested by mcp:everything`), and its tool asks before it runs; answered,
+/// the model's call reaches the server and the answer is shown.
+#[test]
+fn in_the_interface_the_servers_start_and_its_tool_are_asked_first() {
+    let everything = everything();
+    assert!(
+        Path::new(&everything).is_file(),
+        "{everything} is missing: run ./test.sh"
+    );
+    let sb = sandbox();
+    config(
+        &sb,
+        &format!(
+            "[mcp.servers.everything]\ncommand = \"node\"\nargs = [{everything:?}, \"stdio\"]\n"
+        ),
+    );
+    let rt = tokio_rt();
+    let server = rt
+        .block_on(ModelServer::start(vec![
+            Wire::Anthropic.tool("call_1", "echo", &json!({"message": "hello from the tui"})),
+            Wire::Anthropic.answer("Echo came back."),
+        ]))
+        .expect("model server");
+    let long = Duration::from_secs(60);
+    let tmux = super::tui::Tmux::agent("agent-mcp-tui", &sb, server.url(), long);
+    tmux.keys(&["-l", "Echo something"]);
+    tmux.keys(&["Enter"]);
+
+    let s = tmux
+        .wait_for("Permission requested by mcp:everything", long)
+        .unwrap_or_else(|s| panic!("no start question:\n{s}"));
+    assert!(s.contains("shell:exec"), "{s}");
+    assert!(
+        server.requests().is_empty(),
+        "the model was asked before the answer"
+    );
+    tmux.keys(&["o"]);
+    let s = tmux
+        .wait_for("wants to run echo", long)
+        .unwrap_or_else(|s| panic!("no tool approval:\n{s}"));
+    assert!(s.contains("mcp:everything"), "{s}");
+    tmux.keys(&["o"]);
+    tmux.wait_for("Echo came back.", long)
+        .unwrap_or_else(|s| panic!("no answer:\n{s}"));
+    let requests = server.requests();
+    let (result, is_error) = tool_result(&requests[1], "call_1").expect("the tool's result");
+    assert!(
+        !is_error && result.contains("hello from the tui"),
+        "{result}"
+    );
+    let log = super::mcp::audit(&sb);
+    assert!(log.contains("mcp:start"), "{log}");
+    tmux.keys(&["-l", "/quit"]);
+    tmux.keys(&["Enter"]);
+    assert!(tmux.wait_dead(long), "{}", tmux.screen());
+}
