@@ -449,12 +449,44 @@ fn crashes_oversized_and_malformed_answers_are_clear_errors() {
     ]);
     assert!(ok(&out).contains(&"x".repeat(500)));
 
+    // An answer too long even for the transport's line limit: the same, at once.
     let started = Instant::now();
-    let out = sb.agent(&["mcp", "call", "bad", "garbage", BAD]);
-    assert!(started.elapsed() < Duration::from_secs(20), "the run hung");
+    let out = sb.agent(&[
+        "mcp",
+        "call",
+        "bad",
+        "big",
+        "--input",
+        r#"{"bytes":200000}"#,
+        BAD,
+    ]);
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "waited for the deadline"
+    );
     assert_eq!(code(&out), 1, "{:?}", text(&out));
     assert!(
-        text(&out).1.contains("MCP server `bad`"),
+        text(&out)
+            .1
+            .contains("it wrote a message longer than 66536 bytes"),
+        "{:?}",
+        text(&out)
+    );
+
+    // A line that is not JSON ends the call at once with what the server wrote, not at the
+    // 3 s deadline (rmcp alone drops the line and waits).
+    let started = Instant::now();
+    let out = sb.agent(&["mcp", "call", "bad", "garbage", BAD]);
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "waited for the deadline"
+    );
+    assert_eq!(code(&out), 1, "{:?}", text(&out));
+    assert!(
+        text(&out).1.contains("MCP server `bad`")
+            && text(&out)
+                .1
+                .contains("it wrote a line that is not JSON-RPC"),
         "{:?}",
         text(&out)
     );

@@ -84,6 +84,8 @@ pub struct Connection {
     /// The child process (stdio servers); killed with its process group on drop.
     child: Mutex<Option<tokio::process::Child>>,
     stderr: Arc<Mutex<Vec<u8>>>,
+    /// Why the server's output was cut off, when it broke the protocol (see [`checked_lines`]).
+    broken: Arc<Mutex<Option<String>>>,
     limits: Limits,
 }
 
@@ -144,6 +146,7 @@ impl Connection {
             message,
         };
         let stderr = Arc::new(Mutex::new(Vec::new()));
+        let broken = Arc::new(Mutex::new(None));
         let max = usize::try_from(limits.max_result_bytes).unwrap_or(usize::MAX);
         let (service, child) = match &spec.transport {
             Transport::Stdio {
@@ -203,10 +206,14 @@ impl Connection {
                         t.drain(..over);
                     }
                 });
-                // A line longer than the answer limit (plus framing) is dropped by the
-                // transport; the request it answered then ends at its deadline.
+                // Every line the server writes is checked before rmcp reads it: a line that
+                // is not JSON, or longer than the answer limit plus framing, ends the
+                // connection at once with that reason (rmcp would drop it, and the request it
+                // answered would wait for its deadline).
+                let line_max = max.saturating_add(64 * 1024);
+                let stdout = checked_lines(stdout, line_max, broken.clone());
                 let transport = AsyncRwTransport::<RoleClient, _, _>::new(stdout, stdin)
-                    .with_max_line_length(max.saturating_add(64 * 1024));
+                    .with_max_line_length(line_max);
                 let started = tokio::time::timeout(limits.start_timeout, ().serve(transport)).await;
                 let service = match started {
                     Err(_) => {
@@ -266,6 +273,7 @@ impl Connection {
             service,
             child: Mutex::new(child),
             stderr,
+            broken,
             limits,
         })
     }
@@ -298,6 +306,14 @@ impl Connection {
             }
             Ok(Ok(v)) => v,
             Ok(Err(ServiceError::TransportClosed | ServiceError::TransportSend(_))) => {
+                if let Some(why) = lock(&self.broken).clone() {
+                    self.kill();
+                    return Err(McpError::Protocol {
+                        server: self.name.clone(),
+                        what: what.to_string(),
+                        message: why,
+                    });
+                }
                 // Give the stderr reader a moment to collect the server's last words.
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 return Err(McpError::Closed {
@@ -521,6 +537,56 @@ fn kill_group(pid: u32) {
     if let Some(pid) = rustix::process::Pid::from_raw(pid) {
         let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
     }
+}
+
+/// The server's standard output as rmcp reads it, line by line: each non-empty line must be
+/// JSON and at most `max` bytes. The first that is not ends the stream, with the reason in
+/// `broken` (an excerpt of the line, or its size).
+fn checked_lines(
+    stdout: tokio::process::ChildStdout,
+    max: usize,
+    broken: Arc<Mutex<Option<String>>>,
+) -> tokio::io::DuplexStream {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let (mut to_rmcp, from_server) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        let mut reader = BufReader::new(stdout);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            let read = (&mut reader)
+                .take(max as u64 + 1)
+                .read_until(b'\n', &mut line)
+                .await;
+            let Ok(n) = read else { break };
+            if n == 0 {
+                break;
+            }
+            let body = line.trim_ascii();
+            let why = if line.len() > max && !line.ends_with(b"\n") {
+                Some(format!(
+                    "it wrote a message longer than {max} bytes (mcp.max_result_bytes plus framing)"
+                ))
+            } else if !body.is_empty()
+                && serde_json::from_slice::<serde::de::IgnoredAny>(body).is_err()
+            {
+                let text = String::from_utf8_lossy(body);
+                let excerpt: String = text.chars().take(80).collect();
+                Some(format!("it wrote a line that is not JSON-RPC: {excerpt:?}"))
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                *lock(&broken) = Some(why);
+                break;
+            }
+            if to_rmcp.write_all(&line).await.is_err() {
+                break;
+            }
+        }
+        let _ = to_rmcp.shutdown().await;
+    });
+    from_server
 }
 
 fn stderr_note(tail: &Arc<Mutex<Vec<u8>>>) -> String {
