@@ -15,6 +15,7 @@ pub mod client;
 mod error;
 mod hub;
 pub mod spec;
+mod stdio;
 
 pub use client::{CallOutput, Connection, EnvLookup, Limits, PromptInfo, ToolInfo};
 pub use error::McpError;
