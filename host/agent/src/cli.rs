@@ -300,7 +300,7 @@ pub enum RegistryCommand {
         #[arg(long, value_name = "SKILL.yaml")]
         manifest: Option<PathBuf>,
         /// The version of a SKILL.md skill; without it, its frontmatter `metadata.version`.
-        #[arg(long = "version", value_name = "SEMVER")]
+        #[arg(long = "skill-version", value_name = "SEMVER")]
         skill_version: Option<String>,
         /// Publish a SKILL.md skill despite high-severity content-scan findings (audited).
         #[arg(long)]

@@ -10,8 +10,8 @@ use crate::format::{
     IndexEntry, IndexFile, Snapshot, SnapshotSig, VersionRecord, check_index, check_key_id,
     check_name, check_rel_path, parse_time, parse_yaml, sha256_hex, versions_path,
 };
-use crate::install::{Expected, Installed, Staging, check_staged, extract, manifest_permissions};
 use crate::index_instructions::InstructionRecord;
+use crate::install::{Expected, Installed, Staging, check_staged, extract, manifest_permissions};
 use crate::source::Files;
 use crate::{IndexSource, Progress, RegistryError};
 

@@ -108,7 +108,11 @@ pub fn publish_instructions(req: &InstructionPublish) -> Result<InstructionRecor
             root.display()
         )));
     }
-    check_name(req.name, &req.dir.join("SKILL.md").display().to_string(), "name")?;
+    check_name(
+        req.name,
+        &req.dir.join("SKILL.md").display().to_string(),
+        "name",
+    )?;
     let bytes = std::fs::read(&index_path).map_err(|e| RegistryError::io(&index_path, e))?;
     let mut index: IndexFile = parse_yaml(&bytes, "index.yaml")?;
     check_index(&index)?;
@@ -147,7 +151,12 @@ pub fn publish_instructions(req: &InstructionPublish) -> Result<InstructionRecor
         Some(e) => {
             e.versions.push(req.version.clone());
             e.versions.sort();
-            e.latest = e.versions.iter().max().cloned().unwrap_or(req.version.clone());
+            e.latest = e
+                .versions
+                .iter()
+                .max()
+                .cloned()
+                .unwrap_or(req.version.clone());
             e.description = req.description.to_string();
         }
         None => index.skills.push(IndexEntry {

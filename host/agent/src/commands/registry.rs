@@ -70,7 +70,7 @@ pub fn registry(app: &mut App, cmd: RegistryCommand) -> Result<u8> {
             };
             if skill_version.is_some() || force {
                 return Err(UsageError(
-                    "--version and --force are for a SKILL.md skill directory; a component's version is its SKILL.yaml's".into(),
+                    "--skill-version and --force are for a SKILL.md skill directory; a component's version is its SKILL.yaml's".into(),
                 )
                 .into());
             }

@@ -30,8 +30,10 @@ pub fn publish(app: &mut App, req: &Publish) -> Result<u8> {
         ))
         .into());
     }
-    let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
-    let skill = agent_instructions::parse::parse(&file, &text).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let text =
+        std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+    let skill =
+        agent_instructions::parse::parse(&file, &text).map_err(|e| anyhow::anyhow!("{e}"))?;
     let version = skill_version(&skill.front, req.version, &file)?;
     let name = skill.front.name.clone();
     let findings = agent_instructions::scan_dir(req.dir);
@@ -42,7 +44,13 @@ pub fn publish(app: &mut App, req: &Publish) -> Result<u8> {
     let target = format!("{} -> {}", req.dir.display(), req.index.display());
     if blocking(&findings) {
         if !req.force {
-            audit(app, &name, "registry:publish", &target, &format!("refused: content scan ({high} high)"))?;
+            audit(
+                app,
+                &name,
+                "registry:publish",
+                &target,
+                &format!("refused: content scan ({high} high)"),
+            )?;
             bail!(
                 "not published: the content scan of {} found high-severity content:\n{}\n(read it; `--force` publishes it anyway, audited)",
                 req.dir.display(),
@@ -54,7 +62,13 @@ pub fn publish(app: &mut App, req: &Publish) -> Result<u8> {
                     .join("\n")
             );
         }
-        audit(app, &name, "registry:publish", &target, &format!("forced: content scan ({high} high)"))?;
+        audit(
+            app,
+            &name,
+            "registry:publish",
+            &target,
+            &format!("forced: content scan ({high} high)"),
+        )?;
         eprintln!("warning: publishing despite {high} high-severity finding(s) (--force):");
     }
     for f in &findings {
@@ -81,19 +95,20 @@ pub fn publish(app: &mut App, req: &Publish) -> Result<u8> {
     Ok(exit::OK)
 }
 
-/// `--version` when given, else the frontmatter's `metadata.version`; either must be semver.
+/// `--skill-version` when given, else the frontmatter's `metadata.version`; either must be semver.
 fn skill_version(
     front: &agent_instructions::Frontmatter,
     flag: Option<&str>,
     file: &Path,
 ) -> Result<semver::Version> {
     if let Some(v) = flag {
-        return semver::Version::parse(v)
-            .map_err(|e| UsageError(format!("--version {v}: not a semantic version ({e})")).into());
+        return semver::Version::parse(v).map_err(|e| {
+            UsageError(format!("--skill-version {v}: not a semantic version ({e})")).into()
+        });
     }
     let Some(meta) = &front.metadata else {
         return Err(UsageError(format!(
-            "{}: no `metadata.version` in the frontmatter; add one or pass --version",
+            "{}: no `metadata.version` in the frontmatter; add one or pass --skill-version",
             file.display()
         ))
         .into());
@@ -102,17 +117,17 @@ fn skill_version(
         Some(v) => match v.as_str() {
             Some(s) => semver::Version::parse(s).map_err(|e| {
                 anyhow::anyhow!(
-                    "{}: metadata.version `{s}` is not a semantic version ({e}); pass --version to override",
+                    "{}: metadata.version `{s}` is not a semantic version ({e}); pass --skill-version to override",
                     file.display()
                 )
             }),
             None => bail!(
-                "{}: metadata.version must be a quoted string such as \"1.2.0\"; pass --version to override",
+                "{}: metadata.version must be a quoted string such as \"1.2.0\"; pass --skill-version to override",
                 file.display()
             ),
         },
         None => Err(UsageError(format!(
-            "{}: no `metadata.version` in the frontmatter; add one or pass --version",
+            "{}: no `metadata.version` in the frontmatter; add one or pass --skill-version",
             file.display()
         ))
         .into()),

@@ -355,11 +355,18 @@ pub(super) fn install_from_index(
     };
     let from = format!("index:{index_id} {} {}", rec.name, rec.version);
     let name = rec.name.clone();
-    install_checked(app, &name, &from, force, Some(&provenance), &mut |dest, check| {
-        index
-            .install_instructions(rec, dest, check, &agent_registry::NoProgress)
-            .map_err(|e| anyhow::anyhow!("{e}"))
-    })
+    install_checked(
+        app,
+        &name,
+        &from,
+        force,
+        Some(&provenance),
+        &mut |dest, check| {
+            index
+                .install_instructions(rec, dest, check, &agent_registry::NoProgress)
+                .map_err(|e| anyhow::anyhow!("{e}"))
+        },
+    )
 }
 
 /// Where an instruction skill installed from an index came from: written into the staged
