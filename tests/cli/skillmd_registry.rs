@@ -132,7 +132,13 @@ fn skillmd_registry_publish_and_install_by_name_reaches_skill_info() {
         stderr.contains("metadata.version") && stderr.contains("--skill-version"),
         "{stderr}"
     );
-    ok(&publish(&sb, &nov, &key, &index, &["--skill-version", "0.3.0"]));
+    ok(&publish(
+        &sb,
+        &nov,
+        &key,
+        &index,
+        &["--skill-version", "0.3.0"],
+    ));
 }
 
 #[test]
@@ -186,7 +192,13 @@ fn skillmd_registry_a_high_finding_is_refused_at_publish_and_install_unless_forc
         audit(&sb)
     );
 
-    let out = publish(&sb, &src, &key, &index, &["--skill-version", "1.0.0", "--force"]);
+    let out = publish(
+        &sb,
+        &src,
+        &key,
+        &index,
+        &["--skill-version", "1.0.0", "--force"],
+    );
     let (_, stderr) = text(&out);
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("publishing despite"), "{stderr}");

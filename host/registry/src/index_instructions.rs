@@ -11,10 +11,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::RegistryError;
 use crate::format::{
-    ArtifactRef, IndexEntry, IndexFile, check_index, check_name, check_rel_path, format_time,
-    parse_yaml, sha256_hex, to_yaml, versions_path,
+    ArtifactRef, IndexEntry, IndexFile, Metadata, check_index, check_name, check_rel_path,
+    format_time, parse_yaml, sha256_hex, to_yaml, versions_path,
 };
-use crate::install::{Staging, extract};
+use crate::install::extract;
 use crate::source::write_atomic;
 
 /// The `kind` of a versions file holding a SKILL.md instruction skill.
@@ -147,6 +147,18 @@ pub fn publish_instructions(req: &InstructionPublish) -> Result<InstructionRecor
     };
     write_atomic(&root.join(&art_rel), &archive)?;
     write_atomic(&root.join(&vrel), to_yaml(&rec)?.as_bytes())?;
+    let metadata = Metadata {
+        name: req.name.to_string(),
+        description: req.description.to_string(),
+        author: None,
+        license: None,
+        homepage: None,
+        keywords: Vec::new(),
+    };
+    write_atomic(
+        &root.join(format!("skills/{}/metadata.yaml", req.name)),
+        to_yaml(&metadata)?.as_bytes(),
+    )?;
     match index.skills.iter_mut().find(|e| e.name == req.name) {
         Some(e) => {
             e.versions.push(req.version.clone());
@@ -228,7 +240,8 @@ pub(crate) fn install_instruction_record(
             found: format!("{digest} ({} bytes)", archive.len()),
         });
     }
-    let unpacked = Staging::new(dest_dir)?;
+    // Unpacked outside the skills directory: `install_instruction_dir` takes its lock.
+    let unpacked = tempfile::tempdir().map_err(|e| RegistryError::io(dest_dir, e))?;
     extract(&archive, unpacked.path(), &rec.artifact.path, progress)?;
     crate::install_instruction_dir(unpacked.path(), dest_dir, &rec.name, check)
 }
