@@ -292,11 +292,19 @@ pub enum RegistryCommand {
     },
     /// Sign a component, pack the skill and add it to the index; re-signs the snapshot.
     Publish {
-        /// The component (.wasm) to sign and publish.
+        /// The component (.wasm) to sign and publish, or a SKILL.md instruction skill's
+        /// directory (content-scanned, packed, recorded with `kind: instructions`).
         component: PathBuf,
-        /// The skill's SKILL.yaml (the files it names are packed from its directory).
+        /// The skill's SKILL.yaml (the files it names are packed from its directory); for a
+        /// component only.
         #[arg(long, value_name = "SKILL.yaml")]
-        manifest: PathBuf,
+        manifest: Option<PathBuf>,
+        /// The version of a SKILL.md skill; without it, its frontmatter `metadata.version`.
+        #[arg(long = "skill-version", value_name = "SEMVER")]
+        skill_version: Option<String>,
+        /// Publish a SKILL.md skill despite high-severity content-scan findings (audited).
+        #[arg(long)]
+        force: bool,
         /// The publisher's secret key file (`agent keys generate`).
         #[arg(long, value_name = "FILE")]
         key: PathBuf,

@@ -10,6 +10,7 @@ use crate::format::{
     IndexEntry, IndexFile, Snapshot, SnapshotSig, VersionRecord, check_index, check_key_id,
     check_name, check_rel_path, parse_time, parse_yaml, sha256_hex, versions_path,
 };
+use crate::index_instructions::InstructionRecord;
 use crate::install::{Expected, Installed, Staging, check_staged, extract, manifest_permissions};
 use crate::source::Files;
 use crate::{IndexSource, Progress, RegistryError};
@@ -40,6 +41,15 @@ impl Seen {
             *e = version.clone();
         }
     }
+}
+
+/// What [`Index::resolve_any`] found.
+#[derive(Debug, Clone)]
+pub enum Resolved {
+    /// A signed component skill.
+    Component(VersionRecord),
+    /// A SKILL.md instruction skill.
+    Instructions(InstructionRecord),
 }
 
 /// An index whose snapshot signature, expiry, version and `index.yaml`
@@ -222,6 +232,92 @@ impl Index {
         req: Option<&VersionReq>,
         seen: &Seen,
     ) -> Result<VersionRecord, RegistryError> {
+        let (rel, bytes, chosen) = self.resolve_file(name, req, seen)?;
+        if crate::index_instructions::record_kind(&bytes, &rel)?
+            != crate::index_instructions::KIND_COMPONENT
+        {
+            return Err(RegistryError::format(
+                &rel,
+                Some("kind"),
+                format!(
+                    "`{name}` {chosen} is a SKILL.md instruction skill, not a component; \
+                     `agent skill update` does not update instruction skills yet — reinstall \
+                     it with `agent skill install {name} --index ...`"
+                ),
+            ));
+        }
+        let rec = parse_version_record(&bytes, &rel)?;
+        if rec.name != name || rec.version != chosen {
+            return Err(RegistryError::format(
+                &rel,
+                Some("name"),
+                format!(
+                    "describes `{}` {} but the file is for `{name}` {chosen}",
+                    rec.name, rec.version
+                ),
+            ));
+        }
+        Ok(rec)
+    }
+
+    /// Like [`Index::resolve`], for either kind: a component record or an instruction record.
+    ///
+    /// # Errors
+    /// As [`Index::resolve`], and an unknown `kind` (update agent).
+    pub fn resolve_any(
+        &self,
+        name: &str,
+        req: Option<&VersionReq>,
+        seen: &Seen,
+    ) -> Result<Resolved, RegistryError> {
+        let (rel, bytes, chosen) = self.resolve_file(name, req, seen)?;
+        if crate::index_instructions::record_kind(&bytes, &rel)?
+            == crate::index_instructions::KIND_COMPONENT
+        {
+            return self.resolve(name, req, seen).map(Resolved::Component);
+        }
+        let rec = crate::index_instructions::parse_instruction_record(&bytes, &rel)?;
+        if rec.name != name || rec.version != chosen {
+            return Err(RegistryError::format(
+                &rel,
+                Some("name"),
+                format!(
+                    "describes `{}` {} but the file is for `{name}` {chosen}",
+                    rec.name, rec.version
+                ),
+            ));
+        }
+        Ok(Resolved::Instructions(rec))
+    }
+
+    /// Installs an instruction record: the artifact's size and sha256 checked against the
+    /// versions file, unpacked, `check`ed (the content scan), and put in place as
+    /// `dest_dir/<name>` under the same lock and rename as every install.
+    ///
+    /// # Errors
+    /// A digest mismatch naming the artifact, a broken archive, or `check`'s refusal.
+    pub fn install_instructions(
+        &self,
+        rec: &InstructionRecord,
+        dest_dir: &Path,
+        check: &mut dyn FnMut(&Path) -> Result<(), String>,
+        progress: &dyn Progress,
+    ) -> Result<std::path::PathBuf, RegistryError> {
+        crate::index_instructions::install_instruction_record(
+            &self.files,
+            rec,
+            dest_dir,
+            check,
+            progress,
+        )
+    }
+
+    fn resolve_file(
+        &self,
+        name: &str,
+        req: Option<&VersionReq>,
+        seen: &Seen,
+    ) -> Result<(String, Vec<u8>, Version), RegistryError> {
         let entry = self
             .entries
             .iter()
@@ -283,18 +379,7 @@ impl Index {
                 found: digest,
             });
         }
-        let rec = parse_version_record(&bytes, &rel)?;
-        if rec.name != name || rec.version != chosen {
-            return Err(RegistryError::format(
-                &rel,
-                Some("name"),
-                format!(
-                    "describes `{}` {} but the file is for `{name}` {chosen}",
-                    rec.name, rec.version
-                ),
-            ));
-        }
-        Ok(rec)
+        Ok((rel, bytes, chosen))
     }
 
     /// Downloads, verifies (steps 6–9) and installs `rec` into

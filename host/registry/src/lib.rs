@@ -10,6 +10,7 @@ mod error;
 mod fault;
 mod format;
 mod index;
+mod index_instructions;
 mod install;
 mod instructions;
 mod publish;
@@ -23,7 +24,10 @@ pub use format::{
     ArtifactRef, ComponentRef, INDEX_FORMAT, IndexEntry, PermissionRef, SNAPSHOT_CONTEXT,
     VersionRecord,
 };
-pub use index::{Index, Seen};
+pub use index::{Index, Resolved, Seen};
+pub use index_instructions::{
+    InstructionPublish, InstructionRecord, KIND_COMPONENT, KIND_INSTRUCTIONS, publish_instructions,
+};
 pub use install::{
     Installed, MAX_UNPACKED_BYTES, install_from_dir, install_from_git, manifest_permissions, remove,
 };

@@ -476,7 +476,22 @@ fn check_version(
     rel: &str,
     trust: Option<&TrustStore>,
 ) -> Result<(), RegistryError> {
-    let rec = parse_version_record(&files.read(rel, &NoProgress)?, rel)?;
+    let bytes = files.read(rel, &NoProgress)?;
+    if crate::index_instructions::record_kind(&bytes, rel)? != crate::KIND_COMPONENT {
+        let rec = crate::index_instructions::parse_instruction_record(&bytes, rel)?;
+        let archive = files.read(&rec.artifact.path, &NoProgress)?;
+        let d = sha256_hex(&archive);
+        if d != rec.artifact.sha256 || archive.len() as u64 != rec.artifact.size {
+            return Err(RegistryError::DigestMismatch {
+                file: rec.artifact.path.clone(),
+                recorded_in: format!("{rel} (artifact)"),
+                expected: format!("{} ({} bytes)", rec.artifact.sha256, rec.artifact.size),
+                found: format!("{d} ({} bytes)", archive.len()),
+            });
+        }
+        return Ok(());
+    }
+    let rec = parse_version_record(&bytes, rel)?;
     let archive = files.read(&rec.artifact.path, &NoProgress)?;
     let d = sha256_hex(&archive);
     if d != rec.artifact.sha256 || archive.len() as u64 != rec.artifact.size {

@@ -9,6 +9,7 @@ pub mod keys;
 pub mod logs;
 pub mod mcp;
 pub mod registry;
+pub mod registry_instructions;
 pub mod review;
 pub mod run;
 pub mod security;

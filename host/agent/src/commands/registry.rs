@@ -32,11 +32,48 @@ pub fn registry(app: &mut App, cmd: RegistryCommand) -> Result<u8> {
         RegistryCommand::Publish {
             component,
             manifest,
+            skill_version,
+            force,
             key,
             index,
             expires,
         } => {
             let expires_in = parse_expiry(&expires)?;
+            if component.is_dir() {
+                if manifest.is_some() {
+                    return Err(UsageError(format!(
+                        "--manifest: {} is a SKILL.md skill directory; --manifest is for a component",
+                        component.display()
+                    ))
+                    .into());
+                }
+                let key = agent_trust::SecretKey::read(&key)
+                    .context("reading the publisher's secret key (--key)")?;
+                return crate::commands::registry_instructions::publish(
+                    app,
+                    &crate::commands::registry_instructions::Publish {
+                        dir: &component,
+                        version: skill_version.as_deref(),
+                        force,
+                        key: &key,
+                        index: &index,
+                        expires_in,
+                    },
+                );
+            }
+            let Some(manifest) = manifest else {
+                return Err(UsageError(format!(
+                    "--manifest: required to publish the component {}",
+                    component.display()
+                ))
+                .into());
+            };
+            if skill_version.is_some() || force {
+                return Err(UsageError(
+                    "--skill-version and --force are for a SKILL.md skill directory; a component's version is its SKILL.yaml's".into(),
+                )
+                .into());
+            }
             let key = agent_trust::SecretKey::read(&key)
                 .context("reading the publisher's secret key (--key)")?;
             let rec = agent_registry::publish(&agent_registry::PublishRequest {

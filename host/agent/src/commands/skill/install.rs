@@ -331,7 +331,13 @@ fn check_added(
     Ok(Err(exit::DENIED))
 }
 
-pub(super) fn install(app: &mut App, arg: &IndexArg, target: &str, project: bool) -> Result<u8> {
+pub(super) fn install(
+    app: &mut App,
+    arg: &IndexArg,
+    target: &str,
+    project: bool,
+    force: bool,
+) -> Result<u8> {
     let (dest, place) = destination(app, project);
     crate::app::tidy_skills_dir(&dest);
     let path = Path::new(target);
@@ -367,10 +373,29 @@ pub(super) fn install(app: &mut App, arg: &IndexArg, target: &str, project: bool
     let (name, req) = name_and_req(target)?;
     let progress = progress();
     let opened = open(app, arg, progress.as_ref())?;
-    let rec = opened
+    let rec = match opened
         .index
-        .resolve(&name, req.as_ref(), &opened.seen)
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+        .resolve_any(&name, req.as_ref(), &opened.seen)
+        .map_err(|e| anyhow::anyhow!("{e}"))?
+    {
+        agent_registry::Resolved::Component(rec) => rec,
+        agent_registry::Resolved::Instructions(rec) => {
+            if project {
+                return Err(UsageError(format!(
+                    "`{name}` is a SKILL.md instruction skill; `agent skill add` installs \
+                     component skills into the project — use `agent skill install {name}`"
+                ))
+                .into());
+            }
+            return super::instructions::install_from_index(
+                app,
+                &opened.index,
+                &rec,
+                &opened.id,
+                force,
+            );
+        }
+    };
     let previous = opened.store.installed(&place, &name)?;
     if let Some(prev) = &previous
         && prev.version == rec.version.to_string()

@@ -65,15 +65,25 @@ pub(super) fn list_rows(app: &mut App, components: &[String]) -> Result<Vec<[Str
         if !inst.ineligible.is_empty() {
             p.push_str(&format!("; not offered: {}", inst.ineligible.join("; ")));
         }
+        let (version, source) = version_source(inst);
         rows.push([
             inst.name().to_string(),
-            "-".into(),
+            version.unwrap_or_else(|| "-".into()),
             "instructions (unsigned)".into(),
-            inst.origin.to_string(),
+            source,
             p,
         ]);
     }
     Ok(rows)
+}
+
+/// The version and source shown for `inst`: from its provenance file when an index installed
+/// it, else no version and where it was discovered (`user`, `project`, ...).
+fn version_source(inst: &Instruction) -> (Option<String>, String) {
+    match Provenance::read(&inst.skill.dir) {
+        Some(p) => (Some(p.version), format!("{} ({})", p.source, inst.origin)),
+        None => (None, inst.origin.to_string()),
+    }
 }
 
 /// `skill list --format json`'s rows for SKILL.md skills.
@@ -82,11 +92,12 @@ pub(super) fn list_json(app: &mut App, components: &[String]) -> Result<Vec<serd
     let mut rows = Vec::new();
     for inst in &found.skills {
         let perms = grant_status(app, inst)?;
+        let (version, source) = version_source(inst);
         rows.push(json!({
             "name": inst.name(),
-            "version": null,
+            "version": version,
             "types": ["instructions"],
-            "source": inst.origin,
+            "source": source,
             "signature": "unsigned-instructions",
             "description": inst.skill.front.description,
             "offered": inst.ineligible.is_empty(),
@@ -107,13 +118,15 @@ pub(super) fn info(app: &mut App, name: &str, format: Format) -> Result<Option<u
     let findings = instructions::scan(&inst.skill);
     let perms = grant_status(app, inst)?;
     let files = resource_files(&inst.skill.dir);
+    let (version, source) = version_source(inst);
     if format == Format::Json {
         let v = json!({
             "name": f.name,
             "description": f.description,
             "kind": "instructions",
+            "version": version,
             "signature": "unsigned-instructions",
-            "source": inst.origin,
+            "source": source,
             "dir": inst.skill.dir,
             "sha256": inst.skill.digest,
             "frontmatter": f,
@@ -121,6 +134,7 @@ pub(super) fn info(app: &mut App, name: &str, format: Format) -> Result<Option<u
             "not_offered_because": inst.ineligible,
             "permissions": perms.iter().map(|(p, st)| json!({"permission": p, "status": st})).collect::<Vec<_>>(),
             "files": files,
+            "body": inst.skill.body,
             "findings": findings,
         });
         println!("{}", serde_json::to_string_pretty(&v)?);
@@ -128,12 +142,17 @@ pub(super) fn info(app: &mut App, name: &str, format: Format) -> Result<Option<u
     }
     println!("{} — {}", f.name, f.description);
     println!("  type:       instructions (SKILL.md)");
-    println!(
-        "  source:     {} ({})",
-        inst.origin,
-        inst.skill.dir.display()
-    );
-    println!("  signature:  {UNSIGNED}");
+    if let Some(v) = &version {
+        println!("  version:    {v}");
+    }
+    println!("  source:     {source} ({})", inst.skill.dir.display());
+    if version.is_some() {
+        println!(
+            "  signature:  {UNSIGNED}; the artifact matched the digest in the index's signed snapshot at install"
+        );
+    } else {
+        println!("  signature:  {UNSIGNED}");
+    }
     println!("  sha256:     {}", inst.skill.digest);
     match f.context {
         agent_instructions::Context::Inline => println!("  context:    inline"),
@@ -287,7 +306,8 @@ pub(super) fn try_install(app: &mut App, target: &str, force: bool) -> Result<Op
         if !agent_instructions::discover::is_instruction_dir(path) {
             return Ok(None);
         }
-        return install_from(app, path, &format!("path:{}", abs(path).display()), force).map(Some);
+        let from = format!("path:{}", abs(path).display());
+        return install_from(app, path, &from, force, None).map(Some);
     }
     let (source, sub) = split_subpath(target);
     let Some(git) = GitSource::parse(source).map_err(|e| UsageError(format!("{target}: {e}")))?
@@ -313,14 +333,80 @@ pub(super) fn try_install(app: &mut App, target: &str, force: bool) -> Result<Op
         }
         return Ok(None);
     }
-    install_from(app, &dir, &format!("git:{target}"), force).map(Some)
+    install_from(app, &dir, &format!("git:{target}"), force, None).map(Some)
 }
 
 fn abs(p: &Path) -> PathBuf {
     std::path::absolute(p).unwrap_or(p.to_path_buf())
 }
 
-fn install_from(app: &mut App, src: &Path, from: &str, force: bool) -> Result<u8> {
+/// `skill install NAME --index DIR` of an instruction record: the artifact checked against the
+/// signed snapshot's versions file, unpacked, scanned, and put in place with its provenance.
+pub(super) fn install_from_index(
+    app: &mut App,
+    index: &agent_registry::Index,
+    rec: &agent_registry::InstructionRecord,
+    index_id: &str,
+    force: bool,
+) -> Result<u8> {
+    let provenance = Provenance {
+        source: format!("index:{index_id}"),
+        version: rec.version.to_string(),
+    };
+    let from = format!("index:{index_id} {} {}", rec.name, rec.version);
+    let name = rec.name.clone();
+    install_checked(
+        app,
+        &name,
+        &from,
+        force,
+        Some(&provenance),
+        &mut |dest, check| {
+            index
+                .install_instructions(rec, dest, check, &agent_registry::NoProgress)
+                .map_err(|e| anyhow::anyhow!("{e}"))
+        },
+    )
+}
+
+/// Where an instruction skill installed from an index came from: written into the staged
+/// copy (so it appears with the rename) as [`PROVENANCE_FILE`].
+pub(crate) struct Provenance {
+    pub source: String,
+    pub version: String,
+}
+
+/// The hidden file in an installed instruction skill naming the index and version.
+pub(crate) const PROVENANCE_FILE: &str = ".agent-installed.json";
+
+impl Provenance {
+    fn write(&self, dir: &Path) -> Result<(), String> {
+        let text = json!({"source": self.source, "version": self.version}).to_string();
+        std::fs::write(dir.join(PROVENANCE_FILE), text)
+            .map_err(|e| format!("{}: {e}", dir.join(PROVENANCE_FILE).display()))
+    }
+
+    /// Reads it back; `None` when the skill was not installed from an index.
+    pub(crate) fn read(dir: &Path) -> Option<Provenance> {
+        let text = std::fs::read_to_string(dir.join(PROVENANCE_FILE)).ok()?;
+        let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+        Some(Provenance {
+            source: v.get("source")?.as_str()?.to_string(),
+            version: v.get("version")?.as_str()?.to_string(),
+        })
+    }
+}
+
+type Installer<'a> =
+    dyn FnMut(&Path, &mut dyn FnMut(&Path) -> Result<(), String>) -> Result<PathBuf> + 'a;
+
+fn install_from(
+    app: &mut App,
+    src: &Path,
+    from: &str,
+    force: bool,
+    provenance: Option<&Provenance>,
+) -> Result<u8> {
     // Parsed first (errors name file and line), under the name the frontmatter gives.
     let mut skill = agent_instructions::parse::parse(
         &src.join(agent_instructions::SKILL_FILE),
@@ -330,10 +416,25 @@ fn install_from(app: &mut App, src: &Path, from: &str, force: bool) -> Result<u8
     .map_err(|e| anyhow::anyhow!("{e}"))?;
     skill.dir = src.to_path_buf();
     let name = skill.name().to_string();
+    install_checked(app, &name, from, force, provenance, &mut |dest, check| {
+        agent_registry::install_instruction_dir(src, dest, &name, check)
+            .map_err(|e| anyhow::anyhow!("{e}"))
+    })
+}
+
+fn install_checked(
+    app: &mut App,
+    name: &str,
+    from: &str,
+    force: bool,
+    provenance: Option<&Provenance>,
+    installer: &mut Installer,
+) -> Result<u8> {
+    let name = name.to_string();
     let dest = app.paths.user_skills_dir();
     crate::app::tidy_skills_dir(&dest);
     let mut scanned: Vec<Finding> = Vec::new();
-    let installed = agent_registry::install_instruction_dir(src, &dest, &name, &mut |staged| {
+    let installed = installer(&dest, &mut |staged| {
         scanned = agent_instructions::scan_dir(staged);
         if blocking(&scanned) && !force {
             return Err(format!(
@@ -346,7 +447,10 @@ fn install_from(app: &mut App, src: &Path, from: &str, force: bool) -> Result<u8
                     .join("\n")
             ));
         }
-        Ok(())
+        match provenance {
+            Some(p) => p.write(staged),
+            None => Ok(()),
+        }
     });
     let high = scanned
         .iter()
@@ -364,7 +468,7 @@ fn install_from(app: &mut App, src: &Path, from: &str, force: bool) -> Result<u8
                     &format!("refused: content scan ({high} high)"),
                 )?;
             }
-            return Err(anyhow::anyhow!("{e}"));
+            return Err(e);
         }
     };
     if high > 0 {
@@ -380,10 +484,18 @@ fn install_from(app: &mut App, src: &Path, from: &str, force: bool) -> Result<u8
     for f in &scanned {
         eprintln!("  {f}");
     }
-    println!(
-        "installed {name} (SKILL.md instructions, unsigned) into {}",
-        installed.display()
-    );
+    match provenance {
+        Some(p) => println!(
+            "installed {name} {} (SKILL.md instructions from {}, covered by the signed snapshot) into {}",
+            p.version,
+            p.source,
+            installed.display()
+        ),
+        None => println!(
+            "installed {name} (SKILL.md instructions, unsigned) into {}",
+            installed.display()
+        ),
+    }
     Ok(exit::OK)
 }
 

@@ -37,9 +37,9 @@ pub async fn run(app: &mut App, cmd: SkillCommand) -> Result<u8> {
             force,
         } => match instructions::try_install(app, &target, force)? {
             Some(code) => Ok(code),
-            None => install::install(app, &index, &target, false),
+            None => install::install(app, &index, &target, false, force),
         },
-        SkillCommand::Add { target, index } => install::install(app, &index, &target, true),
+        SkillCommand::Add { target, index } => install::install(app, &index, &target, true, false),
         SkillCommand::Remove { name, in_project } => install::remove(app, &name, in_project),
         SkillCommand::Update { name, index } => install::update(app, &index, name.as_deref()),
         SkillCommand::Info { name, format } => match instructions::info(app, &name, format)? {
