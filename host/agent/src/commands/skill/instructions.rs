@@ -26,6 +26,20 @@ pub(super) fn discover(app: &mut App, components: &[String]) -> Result<Instructi
     Ok(found)
 }
 
+/// The instruction skills installed from index `id`: name and version (for `skill update`,
+/// which updates components only and says so for these).
+pub(super) fn installed_from(app: &mut App, id: &str) -> Result<Vec<(String, String)>> {
+    let found = instructions::discover(app, &[])?;
+    Ok(found
+        .skills
+        .iter()
+        .filter_map(|i| {
+            let p = Provenance::read(&i.skill.dir)?;
+            (p.source == format!("index:{id}")).then(|| (i.name().to_string(), p.version))
+        })
+        .collect())
+}
+
 fn grant_status(app: &mut App, inst: &Instruction) -> Result<Vec<(String, String)>> {
     let programs = inst.programs();
     if programs.is_empty() {
