@@ -6,12 +6,15 @@
 //! The private half of the key exists only in this process: it is never
 //! written anywhere, so nothing but this build can sign a "built-in".
 //!
-//! When the binary is built for the machine that builds it (TARGET == HOST),
-//! each signed component is also verified here and precompiled with the
-//! runtime's own engine configuration (`host/runtime/src/engine_config.rs`,
-//! included below), and the native code is embedded next to it: a fresh
-//! home then never compiles a built-in. Otherwise nothing is precompiled and
-//! the runtime compiles the built-ins at first use, as any other skill.
+//! Each signed component is also verified here. When the binary is built for
+//! the machine that builds it (TARGET == HOST), the built-ins in
+//! [`PRECOMPILED`] are precompiled with the runtime's own engine
+//! configuration (`host/runtime/src/engine_config.rs`, included below), and
+//! the native code is embedded next to the component: a fresh home's first
+//! tool call then compiles nothing. The others (and all of them when
+//! cross-compiling) are compiled at first use into the sealed cache, as any
+//! other skill: their native code is 2-3x the size of the component, and
+//! the binary's size has a budget (docs/performance.md, "Binary size").
 
 #[allow(dead_code)]
 #[path = "../runtime/src/engine_config.rs"]
@@ -28,6 +31,11 @@ const BUILTINS: &[(&str, &str, &str)] = &[
     ("log-analysis", "log-analysis-skill", "log_analysis_skill"),
     ("code-review", "code-review", "code_review"),
 ];
+
+/// The wasm file stems of the built-ins whose native code is embedded:
+/// core-tools only, the skill of a fresh home's first tool call (issue 15's
+/// goal: ≤ 50 ms). security-base's native code alone is 3 MB.
+const PRECOMPILED: &[&str] = &["core_tools"];
 
 fn main() {
     if let Err(e) = run() {
@@ -114,7 +122,8 @@ fn run() -> Result<(), String> {
             agent_trust::sign(&bytes, &files, key.signing_key()).map_err(|e| e.to_string())?;
         let dest = out_dir.join(format!("{stem}.wasm"));
         std::fs::write(&dest, &signed).map_err(|e| format!("{}: {e}", dest.display()))?;
-        generated.push_str(&prebuilt(&engine, &signed, &key, &out_dir, stem)?);
+        let engine = engine.as_ref().filter(|_| PRECOMPILED.contains(stem));
+        generated.push_str(&prebuilt(engine, &signed, &key, &out_dir, stem)?);
         // Embed exactly the bytes that were signed: copies in OUT_DIR.
         generated.push_str(&format!(
             "pub(crate) const {}_FILES: &[(&str, &[u8])] = &[\n",
@@ -165,7 +174,7 @@ fn precompiling_engine() -> Result<Option<wasmtime::Engine>, String> {
 /// its component (checked here, against this build's key) and its
 /// precompiled form (`None` without an engine).
 fn prebuilt(
-    engine: &Option<wasmtime::Engine>,
+    engine: Option<&wasmtime::Engine>,
     signed: &[u8],
     key: &agent_trust::SecretKey,
     out_dir: &Path,

@@ -22,8 +22,10 @@ pub struct Builtin {
     /// signature when the binary was built.
     pub digest: [u8; 32],
     /// The component compiled to native code when the binary was built,
-    /// with the runtime's engine configuration (`None` when the binary was
-    /// cross-compiled).
+    /// with the runtime's engine configuration: core-tools only (the first
+    /// tool call of a fresh home); `None` for the others, which are compiled
+    /// at first use into the sealed cache, and for all when the binary was
+    /// cross-compiled.
     pub precompiled: Option<&'static [u8]>,
 }
 

@@ -50,7 +50,7 @@ impl OsvClient {
     }
 
     fn http(&self) -> Result<reqwest::Client, DepsError> {
-        reqwest::Client::builder()
+        agent_tls::client_builder()
             .timeout(self.timeout)
             .user_agent(self.user_agent.clone())
             .build()

@@ -244,7 +244,7 @@ impl Connection {
                         .map_err(|e| fail(format!("header {k}: {e}")))?;
                     map.insert(name, value);
                 }
-                let client = reqwest::Client::builder()
+                let client = agent_tls::client_builder()
                     .redirect(reqwest::redirect::Policy::none())
                     .build()
                     .map_err(|e| fail(format!("HTTP client: {e}")))?;

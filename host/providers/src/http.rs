@@ -161,7 +161,7 @@ impl ProviderConfig {
     }
 
     pub(crate) fn client(&self) -> Result<reqwest::Client, ProviderError> {
-        reqwest::Client::builder()
+        agent_tls::client_builder()
             .connect_timeout(self.connect_timeout)
             .build()
             .map_err(|e| ProviderError::InvalidRequest(format!("HTTP client: {e}")))

@@ -298,7 +298,7 @@ fn http_get(url: &str, progress: &dyn Progress) -> Result<Vec<u8>, RegistryError
                 .build()
                 .map_err(|e| e.to_string())?;
             rt.block_on(async move {
-                let client = reqwest::Client::builder()
+                let client = agent_tls::client_builder()
                     .timeout(std::time::Duration::from_secs(120))
                     .build()
                     .map_err(|e| e.to_string())?;

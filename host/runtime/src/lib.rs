@@ -247,7 +247,7 @@ impl CallContext {
     pub(crate) fn http_client(&self) -> Result<reqwest::Client, String> {
         HTTP_CLIENT
             .get_or_init(|| {
-                reqwest::Client::builder()
+                agent_tls::client_builder()
                     .redirect(reqwest::redirect::Policy::none())
                     .user_agent(concat!("agent/", env!("CARGO_PKG_VERSION")))
                     .build()
