@@ -19,6 +19,8 @@
 //!   naming it, never a silent cut.
 
 mod bounds;
+#[cfg(lazy_grammars)]
+mod lazy;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -81,23 +83,50 @@ pub fn language_for_path(path: &str) -> Option<&'static str> {
     })
 }
 
-/// The canonical name and grammar of `name`; `None` when it is not bundled.
-fn grammar(name: &str) -> Option<(&'static str, Language)> {
-    let (canonical, f) = match name {
-        "python" => ("python", tree_sitter_python::LANGUAGE),
-        "javascript" => ("javascript", tree_sitter_javascript::LANGUAGE),
-        "typescript" => ("typescript", tree_sitter_typescript::LANGUAGE_TYPESCRIPT),
-        "tsx" => ("tsx", tree_sitter_typescript::LANGUAGE_TSX),
-        "go" => ("go", tree_sitter_go::LANGUAGE),
-        "java" => ("java", tree_sitter_java::LANGUAGE),
-        "rust" => ("rust", tree_sitter_rust::LANGUAGE),
-        "swift" => ("swift", tree_sitter_swift::LANGUAGE),
-        "ruby" => ("ruby", tree_sitter_ruby::LANGUAGE),
-        "c" => ("c", tree_sitter_c::LANGUAGE),
-        "cpp" => ("cpp", tree_sitter_cpp::LANGUAGE),
-        _ => return None,
+/// The canonical name and grammar of `name`.
+///
+/// # Errors
+/// A name that is not bundled; an embedded grammar that does not load
+/// (see `lazy.rs`).
+fn grammar(name: &str) -> Result<(&'static str, Language), SyntaxError> {
+    let canonical = LANGUAGES
+        .iter()
+        .find(|l| **l == name)
+        .copied()
+        .ok_or_else(|| unknown(name))?;
+    load_grammar(canonical)
+        .map(|language| (canonical, language))
+        .map_err(|reason| SyntaxError::Grammar {
+            language: canonical.to_string(),
+            reason,
+        })
+}
+
+/// On Linux the grammars are embedded compressed and loaded on first use
+/// (`lazy.rs`, `build.rs`).
+#[cfg(lazy_grammars)]
+fn load_grammar(name: &'static str) -> Result<Language, String> {
+    lazy::language(name).unwrap_or_else(|| Err(format!("the {name} grammar is not embedded")))
+}
+
+/// Elsewhere the grammar crates' static libraries are linked.
+#[cfg(not(lazy_grammars))]
+fn load_grammar(name: &'static str) -> Result<Language, String> {
+    let f = match name {
+        "python" => tree_sitter_python::LANGUAGE,
+        "javascript" => tree_sitter_javascript::LANGUAGE,
+        "typescript" => tree_sitter_typescript::LANGUAGE_TYPESCRIPT,
+        "tsx" => tree_sitter_typescript::LANGUAGE_TSX,
+        "go" => tree_sitter_go::LANGUAGE,
+        "java" => tree_sitter_java::LANGUAGE,
+        "rust" => tree_sitter_rust::LANGUAGE,
+        "swift" => tree_sitter_swift::LANGUAGE,
+        "ruby" => tree_sitter_ruby::LANGUAGE,
+        "c" => tree_sitter_c::LANGUAGE,
+        "cpp" => tree_sitter_cpp::LANGUAGE,
+        _ => return Err(format!("the {name} grammar is not bundled")),
     };
-    Some((canonical, Language::new(f)))
+    Ok(Language::new(f))
 }
 
 /// One captured node.
@@ -167,6 +196,15 @@ pub enum SyntaxError {
         stage: &'static str,
         /// The time it was given (from the start of the query to the deadline).
         allowed: std::time::Duration,
+    },
+    /// The bundled grammar could not be loaded (a corrupted binary, or a
+    /// system that refuses loading it from memory).
+    #[error("{reason}")]
+    Grammar {
+        /// The language.
+        language: String,
+        /// Why, naming the grammar.
+        reason: String,
     },
     /// tree-sitter could not parse the source (cancelled or no grammar set).
     #[error("could not parse the {language} source")]
@@ -375,7 +413,7 @@ pub fn query_bounded(
     query: &str,
     bounds: &Bounds,
 ) -> Result<Vec<QueryMatch>, SyntaxError> {
-    let (language, grammar) = grammar(language).ok_or_else(|| unknown(language))?;
+    let (language, grammar) = grammar(language)?;
     if source.len() > MAX_SOURCE_BYTES {
         return Err(too_large("source", "bytes", source.len(), MAX_SOURCE_BYTES));
     }

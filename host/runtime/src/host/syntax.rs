@@ -73,7 +73,7 @@ impl syntax::Host for HostState {
             SyntaxError::BadQuery { .. } => "bad-query",
             SyntaxError::TooLarge { .. } => "too-large",
             SyntaxError::TimedOut { .. } => "timed-out",
-            SyntaxError::Parse { .. } => "failed",
+            SyntaxError::Parse { .. } | SyntaxError::Grammar { .. } => "failed",
         };
         let reason: String = result.to_string().chars().take(200).collect();
         self.record_use("syntax", &format!("{short}: {reason}"), outcome);
@@ -85,7 +85,9 @@ impl syntax::Host for HostState {
                  (at most {ANSWER_RESERVE:?}) kept for the skill to answer: query a smaller \
                  source or a simpler pattern"
             )),
-            SyntaxError::Parse { .. } => CapabilityError::Failed(message),
+            SyntaxError::Parse { .. } | SyntaxError::Grammar { .. } => {
+                CapabilityError::Failed(message)
+            }
             SyntaxError::UnknownLanguage { .. } | SyntaxError::BadQuery { .. } => {
                 CapabilityError::Invalid(message)
             }
