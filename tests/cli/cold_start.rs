@@ -97,3 +97,61 @@ fn the_first_call_on_a_fresh_home_uses_the_precompiled_built_in() {
         "the second call uses the cache:\n{stderr}"
     );
 }
+
+/// Issue 15 (binary size ≤ 40 MB): only core-tools' native code is embedded
+/// in the binary; the other built-ins' (security-base's alone was 3 MB) are
+/// not. On a fresh home the first call of the git built-in compiles it into
+/// the sealed cache, like any other skill (the debug log says `Compiled`, not
+/// `Precompiled`), answers, and the next call is a cache hit.
+#[test]
+fn other_built_ins_are_compiled_at_first_use_and_then_cached() {
+    let sb = sandbox();
+    let p = sb.project.path();
+    for args in [
+        &["init", "-q"][..],
+        &["config", "user.name", "Test User"],
+        &["config", "user.email", "test@example.com"],
+        &["config", "commit.gpgsign", "false"],
+    ] {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(p)
+            .output()
+            .expect("running git");
+        assert!(out.status.success(), "git {args:?}");
+    }
+    write(p, "notes.txt", "first line\n");
+    let call = || {
+        sb.agent_cmd(&[
+            "skill",
+            "call",
+            "git",
+            "git_status",
+            "--input",
+            "{}",
+            "--allow",
+            "git:read",
+        ])
+        .env("AGENT_LOG", "debug")
+        .output()
+        .expect("running agent")
+    };
+    let first = call();
+    let (stdout, stderr) = text(&first);
+    assert!(first.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("notes.txt"), "{stdout}");
+    assert!(
+        stderr.contains("skill git: component Compiled"),
+        "git is compiled at first use:\n{stderr}"
+    );
+    assert!(!stderr.contains("skill git: component Precompiled"), "{stderr}");
+    assert_eq!(artifacts(&sb).len(), 1, "{:?}", artifacts(&sb));
+
+    let second = call();
+    let (stdout, stderr) = text(&second);
+    assert!(second.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("skill git: component Hit"),
+        "the second call uses the cache:\n{stderr}"
+    );
+}
