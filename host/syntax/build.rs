@@ -1,4 +1,4 @@
-//! On Linux, the bundled grammars are not linked into the binary: their C
+//! On Linux with glibc, the bundled grammars are not linked into the binary: their C
 //! (parse tables and generated lexers, ≈ 15 MB of a 60 MB binary) is built
 //! here into one shared object per grammar, compressed, and embedded with
 //! its SHA-256. `src/lazy.rs` decompresses a grammar the first time it is
@@ -31,7 +31,14 @@ const GRAMMARS: &[(&str, &str, &str)] = &[
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rustc-check-cfg=cfg(lazy_grammars)");
-    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() != Ok("linux") {
+    // glibc only: a static musl binary cannot dlopen.
+    let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    let libc = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
+    // AGENT_STATIC_GRAMMARS=1 links the grammars statically on Linux too
+    // (for packagers who prefer it, and to test that path here).
+    println!("cargo:rerun-if-env-changed=AGENT_STATIC_GRAMMARS");
+    let static_wanted = std::env::var_os("AGENT_STATIC_GRAMMARS").is_some_and(|v| v == "1");
+    if os != "linux" || libc != "gnu" || static_wanted {
         return;
     }
     if let Err(e) = run() {
