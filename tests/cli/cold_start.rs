@@ -144,7 +144,10 @@ fn other_built_ins_are_compiled_at_first_use_and_then_cached() {
         stderr.contains("skill git: component Compiled"),
         "git is compiled at first use:\n{stderr}"
     );
-    assert!(!stderr.contains("skill git: component Precompiled"), "{stderr}");
+    assert!(
+        !stderr.contains("skill git: component Precompiled"),
+        "{stderr}"
+    );
     assert_eq!(artifacts(&sb).len(), 1, "{:?}", artifacts(&sb));
 
     let second = call();
