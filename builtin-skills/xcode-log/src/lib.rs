@@ -30,11 +30,13 @@
 pub mod event;
 pub mod finding;
 pub mod junit;
+mod linker;
 mod parser;
 mod reader;
 mod report;
 pub mod scan;
 pub mod testlines;
+mod words;
 pub mod xcresult;
 
 pub use event::{

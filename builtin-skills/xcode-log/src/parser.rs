@@ -9,59 +9,17 @@ use crate::event::{
     Diagnostic, Event, Framework, Kind, Level, Outcome, RunCount, TestFailure, TestResult,
     TestStatus,
 };
+use crate::linker::{LinkerBlock, Step};
 use crate::scan::{diagnostic, is_excerpt, shorten, split_target, strip_ansi};
 use crate::testlines::{SwiftTesting, Xctest, swift_testing, xctest, xctest_failure};
+use crate::words::{COMMANDS, crash, is_signing, located, phase_name};
 
 /// Lines of context kept with one diagnostic.
 pub const MAX_CONTEXT: usize = 12;
 /// Characters kept of one context line.
-const MAX_CONTEXT_CHARS: usize = 512;
+pub(crate) const MAX_CONTEXT_CHARS: usize = 512;
 /// Failures remembered for tests that have not finished yet.
 const MAX_OPEN_FAILURES: usize = 256;
-/// Symbols kept from one linker block.
-const MAX_SYMBOLS: usize = 256;
-/// "referenced from" lines kept per symbol.
-const MAX_REFERENCES: usize = 8;
-
-/// Xcode's build-command verbs: a line starting with one of them ends a
-/// script phase's output.
-const COMMANDS: &[&str] = &[
-    "CompileSwift ",
-    "SwiftCompile ",
-    "SwiftDriver",
-    "SwiftEmitModule ",
-    "EmitSwiftModule ",
-    "CompileSwiftSources ",
-    "CompileC ",
-    "Ld ",
-    "CodeSign ",
-    "ProcessInfoPlistFile ",
-    "CopySwiftLibs ",
-    "CompileAssetCatalog ",
-    "CompileStoryboard ",
-    "LinkStoryboards ",
-    "CompileXIB ",
-    "Touch ",
-    "Validate ",
-    "ProcessProductPackaging ",
-    "CreateBuildDirectory ",
-    "WriteAuxiliaryFile ",
-    "GenerateDSYMFile ",
-    "CpResource ",
-    "CopyPlistFile ",
-    "MkDir ",
-    "SymLink ",
-    "SwiftMergeGeneratedHeaders ",
-    "ExtractAppIntentsMetadata ",
-    "RegisterExecutionPolicyException ",
-    "GenerateAssetSymbols ",
-    "ProcessProductPackagingDER ",
-    "=== BUILD TARGET ",
-    "ScanDependencies ",
-    "Copy ",
-    "Libtool ",
-    "CreateUniversalBinary ",
-];
 
 #[derive(Debug, PartialEq, Eq)]
 enum Mode {
@@ -79,14 +37,6 @@ struct Pending {
     tentative: Vec<String>,
 }
 
-#[derive(Debug, Default)]
-struct LinkerBlock {
-    duplicate: bool,
-    arch: Option<String>,
-    symbols: Vec<(String, Vec<String>)>,
-    target: Option<String>,
-}
-
 /// The streaming parser.
 #[derive(Debug, Default)]
 pub struct Parser {
@@ -98,6 +48,8 @@ pub struct Parser {
     in_phase: bool,
     open_failures: Vec<(Framework, String, String, TestFailure)>,
     last_suite: String,
+    /// The XCTest case started last and not finished: a crash is its.
+    running: Option<String>,
     buf: Vec<u8>,
 }
 
@@ -142,19 +94,35 @@ impl Parser {
         if let Some(p) = &mut self.pending {
             let attach = match p.mode {
                 Mode::Source => is_excerpt(line),
+                // A crash's report has blank lines between its parts.
+                Mode::Continuation if line.trim().is_empty() => p.diag.kind == Some(Kind::Crash),
                 Mode::Continuation => {
-                    (line.starts_with(char::is_whitespace) && !line.trim().is_empty())
+                    line.starts_with(char::is_whitespace)
                         || line.starts_with('↳')
+                        || (p.diag.kind == Some(Kind::Crash)
+                            && (line.starts_with("Thread ")
+                                || line.starts_with("💣 Program crashed")))
                         || (p.diag.kind == Some(Kind::Crash)
                             && line.starts_with(|c: char| c.is_ascii_digit()))
                 }
             };
             if attach {
+                if line.trim().is_empty() {
+                    return;
+                }
                 if p.diag.context.len() < MAX_CONTEXT {
                     let tentative = std::mem::take(&mut p.tentative);
                     p.diag.context.extend(tentative);
                     if p.mode == Mode::Continuation && p.diag.message.is_empty() {
                         p.diag.message = line.trim_start_matches(['↳', ' ', '\t']).to_string();
+                        // A Swift Testing issue whose message follows its location.
+                        if let Some(test) = &p.diag.test
+                            && let Some(open) =
+                                self.open_failures.iter_mut().rev().find(|f| &f.2 == test)
+                            && open.3.message.is_empty()
+                        {
+                            open.3.message = p.diag.message.clone();
+                        }
                     } else {
                         p.diag.context.push(shorten(line, MAX_CONTEXT_CHARS));
                     }
@@ -181,11 +149,21 @@ impl Parser {
         }
     }
 
+    /// A crash belongs to the XCTest case running when it happened.
+    fn attribute(&self, mut diag: Diagnostic) -> Diagnostic {
+        if diag.kind == Some(Kind::Crash) && diag.test.is_none() {
+            diag.test.clone_from(&self.running);
+        }
+        diag
+    }
+
     fn emit(&mut self, diag: Diagnostic) {
+        let diag = self.attribute(diag);
         self.out.push(Event::Diagnostic(diag));
     }
 
     fn hold(&mut self, diag: Diagnostic, mode: Mode) {
+        let diag = self.attribute(diag);
         self.close_pending();
         self.pending = Some(Pending {
             diag,
@@ -196,8 +174,18 @@ impl Parser {
 
     /// Handles a line that is not context; returns whether it was recognised.
     fn dispatch(&mut self, line: &str) -> bool {
-        if self.linker.is_some() && self.linker_line(line) {
-            return true;
+        if let Some(block) = &mut self.linker {
+            match block.line(line) {
+                Step::Taken => return true,
+                Step::Closed { empty_summary } => {
+                    self.flush_linker();
+                    if let Some(summary) = empty_summary {
+                        self.emit(located(Kind::Linker, Level::Error, "ld", 0, 0, &summary));
+                    }
+                    return true;
+                }
+                Step::NotMine => self.flush_linker(),
+            }
         }
         if self.failed_list {
             let t = line.trim();
@@ -232,22 +220,10 @@ impl Parser {
         if line.starts_with("Test ") {
             return self.xctest_line(line);
         }
-        if let Some(rest) = line.strip_prefix("Undefined symbols for architecture ") {
+        if let Some(block) = LinkerBlock::start(line) {
             self.flush_linker();
-            let arch = rest.trim_end_matches(':').to_string();
-            self.linker = Some(LinkerBlock {
-                arch: Some(arch),
-                ..LinkerBlock::default()
-            });
+            self.linker = Some(block);
             return true;
-        }
-        if line.starts_with("duplicate symbol ") {
-            self.flush_linker();
-            self.linker = Some(LinkerBlock {
-                duplicate: true,
-                ..LinkerBlock::default()
-            });
-            return self.linker_line(line);
         }
         if line.starts_with("The following build commands failed:") {
             self.failed_list = true;
@@ -286,11 +262,39 @@ impl Parser {
             self.emit(d);
             return true;
         }
-        if line.starts_with("Thread ") && line.contains(" Crashed") {
+        if line.starts_with("Thread ") && (line.contains(" Crashed") || line.ends_with(" crashed:"))
+        {
             self.hold(
                 crash(line.trim_end_matches(':').to_string()),
                 Mode::Continuation,
             );
+            return true;
+        }
+        if line.ends_with(": errSecInternalComponent") || line == "errSecInternalComponent" {
+            let (file, _) = line.split_at(line.len() - "errSecInternalComponent".len());
+            let file = file.trim_end_matches(": ");
+            let message = "errSecInternalComponent: codesign could not use the signing identity's private key (the keychain is locked or denies codesign access)";
+            self.emit(located(
+                Kind::CodeSigning,
+                Level::Error,
+                file,
+                0,
+                0,
+                message,
+            ));
+            return true;
+        }
+        if let Some(rest) = line.strip_prefix("Warning: unable to build chain to self-signed root")
+        {
+            let message = format!("unable to build chain to self-signed root{rest}");
+            self.emit(located(
+                Kind::CodeSigning,
+                Level::Warning,
+                "",
+                0,
+                0,
+                &message,
+            ));
             return true;
         }
         if line.contains(" encountered an error (") {
@@ -402,6 +406,11 @@ impl Parser {
             }));
             return true;
         }
+        // The build system's file-less notes ("note: Building targets in
+        // dependency order", "note: Run script build phase …") are chatter.
+        if raw.level == Level::Note && !raw.is_path {
+            return true;
+        }
         let message = raw.message;
         let kind = if raw.runtime_fatal
             || message.contains("signal code")
@@ -462,6 +471,14 @@ impl Parser {
         true
     }
 
+    fn flush_linker(&mut self) {
+        if let Some(block) = self.linker.take() {
+            for d in block.diagnostics() {
+                self.emit(d);
+            }
+        }
+    }
+
     fn remember(&mut self, framework: Framework, suite: &str, name: &str, failure: TestFailure) {
         if self.open_failures.len() >= MAX_OPEN_FAILURES {
             self.open_failures.remove(0);
@@ -488,6 +505,10 @@ impl Parser {
 
     fn xctest_line(&mut self, line: &str) -> bool {
         match xctest(line) {
+            Some(Xctest::CaseStarted { suite, name }) => {
+                self.running = Some(format!("{suite}.{name}"));
+                true
+            }
             Some(Xctest::CaseDone {
                 suite,
                 name,
@@ -495,6 +516,7 @@ impl Parser {
                 duration,
                 device,
             }) => {
+                self.running = None;
                 let failures = if status == TestStatus::Failed {
                     self.take_failures(Framework::Xctest, suite, name)
                 } else {
@@ -595,164 +617,9 @@ impl Parser {
             None => false,
         }
     }
-
-    /// A line inside an `Undefined symbols` / `duplicate symbol` block.
-    fn linker_line(&mut self, line: &str) -> bool {
-        let Some(block) = &mut self.linker else {
-            return false;
-        };
-        let t = line.trim();
-        if !block.duplicate
-            && let Some(sym) = t
-                .strip_prefix('"')
-                .and_then(|s| s.strip_suffix("\", referenced from:"))
-        {
-            if block.symbols.len() < MAX_SYMBOLS {
-                block.symbols.push((sym.to_string(), Vec::new()));
-            }
-            return true;
-        }
-        if let Some(rest) = line.strip_prefix("duplicate symbol ") {
-            let sym = rest.trim_end_matches(" in:").trim_matches('\'');
-            if block.symbols.len() < MAX_SYMBOLS {
-                block.symbols.push((sym.to_string(), Vec::new()));
-            }
-            return true;
-        }
-        if line.starts_with(char::is_whitespace) && !t.is_empty() {
-            if let Some((_, refs)) = block.symbols.last_mut()
-                && refs.len() < MAX_REFERENCES
-            {
-                refs.push(shorten(t, MAX_CONTEXT_CHARS));
-            }
-            return true;
-        }
-        if let Some(rest) = line.strip_prefix("ld: ")
-            && (rest.starts_with("symbol(s) not found") || rest.contains("duplicate symbol"))
-        {
-            if let Some(arch) = rest.rsplit_once("for architecture ").map(|(_, a)| a) {
-                block.arch = Some(arch.to_string());
-            }
-            let empty = block.symbols.is_empty();
-            self.flush_linker();
-            if empty {
-                self.emit(located(Kind::Linker, Level::Error, "ld", 0, 0, rest));
-            }
-            return true;
-        }
-        self.flush_linker();
-        false
-    }
-
-    fn flush_linker(&mut self) {
-        let Some(block) = self.linker.take() else {
-            return;
-        };
-        let arch = block.arch.unwrap_or_default();
-        for (symbol, refs) in block.symbols {
-            let message = if block.duplicate {
-                format!("Duplicate symbol '{symbol}'")
-            } else if arch.is_empty() {
-                format!("Undefined symbol \"{symbol}\"")
-            } else {
-                format!("Undefined symbol \"{symbol}\" for architecture {arch}")
-            };
-            let mut d = located(Kind::Linker, Level::Error, "", 0, 0, &message);
-            d.symbol = Some(symbol);
-            d.arch = (!arch.is_empty()).then(|| arch.clone());
-            d.context = refs;
-            d.target = block.target.clone();
-            self.emit(d);
-        }
-    }
 }
 
 /// Whether an unrecognised `line` may be the source line before a caret.
 fn may_be_source(p: &Pending, line: &str) -> bool {
     p.mode == Mode::Source && p.tentative.len() < 2 && !line.trim().is_empty()
-}
-
-/// A diagnostic with its `(in target … from project …)` split off.
-fn located(
-    kind: Kind,
-    level: Level,
-    file: &str,
-    line: u32,
-    column: u32,
-    message: &str,
-) -> Diagnostic {
-    let (message, target, project) = split_target(message);
-    Diagnostic {
-        kind: Some(kind),
-        level: Some(level),
-        file: if file == "ld" || !file.contains(['/', '.']) {
-            String::new()
-        } else {
-            file.to_string()
-        },
-        line,
-        column,
-        message: message.to_string(),
-        target: target.map(str::to_string),
-        project: project.map(str::to_string),
-        ..Diagnostic::default()
-    }
-}
-
-fn crash(message: String) -> Diagnostic {
-    Diagnostic {
-        kind: Some(Kind::Crash),
-        level: Some(Level::Error),
-        message,
-        ..Diagnostic::default()
-    }
-}
-
-/// Code-signing and provisioning messages, whatever prints them.
-fn is_signing(message: &str) -> bool {
-    const WORDS: &[&str] = &[
-        "No profiles for",
-        "provisioning profile",
-        "Provisioning profile",
-        "Signing for ",
-        "signing certificate",
-        "Code Signing",
-        "code signing",
-        "errSecInternalComponent",
-        "requires a development team",
-        "No Account for Team",
-        "Code signing",
-    ];
-    WORDS.iter().any(|w| message.contains(w))
-}
-
-/// `Run\ Script /path/Script-X.sh` → `Run Script`.
-fn phase_name(rest: &str) -> String {
-    let mut name = String::new();
-    let mut chars = rest.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => {
-                if let Some(n) = chars.next() {
-                    name.push(n);
-                }
-            }
-            ' ' if chars.peek() == Some(&'/') => break,
-            _ => name.push(c),
-        }
-    }
-    name
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn phase_names_are_unescaped() {
-        assert_eq!(
-            phase_name("Run\\ SwiftLint /Users/me/Script-1.sh"),
-            "Run SwiftLint"
-        );
-    }
 }

@@ -269,21 +269,20 @@ pub fn to_finding(d: &Diagnostic, project_root: Option<&str>) -> Finding {
         (None, Some(p)) => description.push_str(&format!(" (project '{p}')")),
         (None, None) => {}
     }
+    // Swift's runtime prints `File.swift:12: Fatal error: …`.
+    let label = if kind == Kind::Crash {
+        "Fatal error"
+    } else {
+        level.as_str()
+    };
     let mut evidence = if d.file.is_empty() {
         d.message.clone()
     } else if d.line == 0 {
-        format!("{}: {}: {}", d.file, level.as_str(), d.message)
+        format!("{}: {label}: {}", d.file, d.message)
     } else if d.column == 0 {
-        format!("{}:{}: {}: {}", d.file, d.line, level.as_str(), d.message)
+        format!("{}:{}: {label}: {}", d.file, d.line, d.message)
     } else {
-        format!(
-            "{}:{}:{}: {}: {}",
-            d.file,
-            d.line,
-            d.column,
-            level.as_str(),
-            d.message
-        )
+        format!("{}:{}:{}: {label}: {}", d.file, d.line, d.column, d.message)
     };
     for c in &d.context {
         evidence.push('\n');

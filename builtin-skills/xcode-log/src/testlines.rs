@@ -6,8 +6,13 @@ use crate::scan::{seconds, split_location};
 /// An XCTest line.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Xctest<'a> {
-    /// `Test Case '…' started.` (nothing to report).
-    CaseStarted,
+    /// `Test Case '…' started.`
+    CaseStarted {
+        /// The class.
+        suite: &'a str,
+        /// The method.
+        name: &'a str,
+    },
     /// `Test Case '-[Mod.Class test]' passed (0.001 seconds).`, Linux's
     /// `Test Case 'Class.test' failed (0.001 seconds)` or parallel testing's
     /// `Test case 'Class.test()' passed on 'Clone 1 of …' (0.002 seconds)`.
@@ -66,7 +71,8 @@ pub fn xctest(line: &str) -> Option<Xctest<'_>> {
     {
         let (id, rest) = rest.split_once("' ")?;
         if rest.starts_with("started") {
-            return Some(Xctest::CaseStarted);
+            let (suite, name) = split_test_id(id);
+            return Some(Xctest::CaseStarted { suite, name });
         }
         let (word, rest) = rest.split_once(' ').unwrap_or((rest, ""));
         let status = match word {
@@ -104,6 +110,8 @@ pub fn xctest(line: &str) -> Option<Xctest<'_>> {
     let (tests, rest) = rest.split_once(' ')?;
     let tests = tests.parse().ok()?;
     let rest = rest.split_once(", with ")?.1;
+    // "with 1 test skipped and 2 failures (…)" when tests were skipped.
+    let rest = rest.split_once(" skipped and ").map_or(rest, |(_, r)| r);
     let (failures, rest) = rest.split_once(' ')?;
     let failures = failures.parse().ok()?;
     let unexpected = rest
@@ -325,6 +333,17 @@ mod tests {
                 failures: 2,
                 unexpected: 1,
                 duration: Some(0.513)
+            })
+        );
+        assert_eq!(
+            xctest(
+                "\t Executed 3 tests, with 1 test skipped and 1 failure (0 unexpected) in 0.014 (0.016) seconds"
+            ),
+            Some(Xctest::Executed {
+                tests: 3,
+                failures: 1,
+                unexpected: 0,
+                duration: Some(0.014)
             })
         );
     }
