@@ -207,8 +207,8 @@ impl Parser {
             return self.indented(line);
         }
         if !first.is_ascii() {
-            if line.starts_with("💣 Program crashed: ") {
-                let message = line["💣 Program crashed: ".len()..].to_string();
+            if let Some(message) = line.strip_prefix("💣 Program crashed: ") {
+                let message = message.to_string();
                 self.hold(crash(message), Mode::Continuation);
                 return true;
             }

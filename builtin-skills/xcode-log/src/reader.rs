@@ -73,11 +73,8 @@ pub fn parse_reader<R: BufRead>(reader: R, options: Options) -> io::Result<Repor
 
 /// Parses a log held in memory.
 pub fn parse_str(log: &str, options: Options) -> Report {
-    match parse_reader(log.as_bytes(), options) {
-        Ok(report) => report,
-        // Reading from a byte slice cannot fail.
-        Err(_) => Report::default(),
-    }
+    // Reading from a byte slice cannot fail.
+    parse_reader(log.as_bytes(), options).unwrap_or_default()
 }
 
 #[cfg(test)]

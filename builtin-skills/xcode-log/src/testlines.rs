@@ -195,7 +195,7 @@ fn unquote(name: &str) -> &str {
         .unwrap_or(name)
 }
 
-fn number_after<'a>(text: &'a str, word: &str) -> Option<u64> {
+fn number_after(text: &str, word: &str) -> Option<u64> {
     let i = text.find(word)?;
     let rest = &text[i + word.len()..];
     let n = rest.split(|c: char| !c.is_ascii_digit()).next()?;
