@@ -151,6 +151,11 @@ impl Report {
                                 || (!is_top_level(&old.suite) && c.tests >= old.tests)
                         }
                     };
+                    // `swift test` prints no `** TEST … **`: the run's own count decides.
+                    if is_top_level(&c.suite) && (self.summary.test.is_none() || !c.passed) {
+                        self.summary.test =
+                            Some(if c.passed { "succeeded" } else { "failed" }.into());
+                    }
                     if replace {
                         self.summary.xctest = Some(c);
                     }

@@ -287,6 +287,27 @@ fn swift_test_on_linux_with_xctest_then_swift_testing() {
 }
 
 #[test]
+fn swift_test_with_only_xctest_is_judged_by_its_own_count() {
+    let log = fixture("swift-test-linux.log");
+    let xctest_only: String = log
+        .lines()
+        .take_while(|l| !l.starts_with('\u{25c7}'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let r = parse_str(&xctest_only, Options::default());
+    assert!(r.summary.swift_testing.is_none());
+    assert_eq!(r.summary.test.as_deref(), Some("failed"));
+    let passing = xctest_only.replace("with 1 failure", "with 0 failures");
+    assert_eq!(
+        parse_str(&passing, Options::default())
+            .summary
+            .test
+            .as_deref(),
+        Some("succeeded")
+    );
+}
+
+#[test]
 fn swift_testing_with_the_sf_symbols_of_a_macos_terminal() {
     let r = parse("swift-testing-macos.log");
     let names: Vec<(&str, TestStatus)> = r
