@@ -11,6 +11,7 @@
 //!
 //! - [`Parser`]: streaming, one line in, [`Event`]s out; colour codes
 //!   stripped, invalid UTF-8 replaced, constant memory.
+//! - [`Events`]: the events of a `BufRead`, as an iterator.
 //! - [`parse_reader`] / [`parse_str`]: a whole log into a [`Report`].
 //! - [`junit`]: test results as JUnit XML.
 //! - [`xcresult`]: `xcresulttool get … --format json` output into a [`Report`].
@@ -45,5 +46,5 @@ pub use event::{
 };
 pub use finding::{Confidence, Finding, Location, Severity};
 pub use parser::{MAX_CONTEXT, Parser};
-pub use reader::{MAX_LINE, for_each_line, parse_reader, parse_str};
+pub use reader::{Events, LineReader, MAX_LINE, for_each_line, parse_reader, parse_str};
 pub use report::{Options, Report, SCANNER, Summary, to_finding};

@@ -1,6 +1,9 @@
 //! Reading a log of any size line by line in bounded memory.
 
+use std::collections::VecDeque;
 use std::io::{self, BufRead};
+
+use crate::event::Event;
 
 use crate::parser::Parser;
 use crate::report::{Options, Report};
@@ -9,44 +12,128 @@ use crate::report::{Options, Report};
 /// line is counted in [`crate::Summary::truncated_lines`]).
 pub const MAX_LINE: usize = 64 * 1024;
 
+/// Reads lines of at most `max_line` bytes from a `BufRead`; the rest of a
+/// longer line is skipped and the line marked truncated.
+#[derive(Debug)]
+pub struct LineReader<R> {
+    reader: R,
+    max_line: usize,
+    line: Vec<u8>,
+    done: bool,
+}
+
+impl<R: BufRead> LineReader<R> {
+    /// Lines of `reader`, at most `max_line` bytes each.
+    pub fn new(reader: R, max_line: usize) -> LineReader<R> {
+        LineReader {
+            reader,
+            max_line,
+            line: Vec::with_capacity(1024.min(max_line)),
+            done: false,
+        }
+    }
+
+    /// The next line without its newline, and whether it was cut; `None` at the end.
+    ///
+    /// # Errors
+    /// The reader's own I/O errors.
+    pub fn next_line(&mut self) -> io::Result<Option<(&[u8], bool)>> {
+        self.line.clear();
+        let mut truncated = false;
+        loop {
+            if self.done {
+                return Ok(None);
+            }
+            let buf = match self.reader.fill_buf() {
+                Ok(buf) => buf,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if buf.is_empty() {
+                self.done = true;
+                if self.line.is_empty() && !truncated {
+                    return Ok(None);
+                }
+                return Ok(Some((&self.line, truncated)));
+            }
+            let (chunk, used, end) = match memchr::memchr(b'\n', buf) {
+                Some(i) => (&buf[..i], i + 1, true),
+                None => (buf, buf.len(), false),
+            };
+            let room = self.max_line - self.line.len();
+            if chunk.len() > room {
+                truncated = true;
+            }
+            self.line.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            self.reader.consume(used);
+            if end {
+                return Ok(Some((&self.line, truncated)));
+            }
+        }
+    }
+}
+
 /// Calls `each(line, truncated)` for every line of `reader` (without the
 /// newline), holding at most `max_line` bytes of a line in memory.
 ///
 /// # Errors
 /// The reader's own I/O errors.
 pub fn for_each_line<R: BufRead>(
-    mut reader: R,
+    reader: R,
     max_line: usize,
     mut each: impl FnMut(&[u8], bool),
 ) -> io::Result<()> {
-    let mut line = Vec::with_capacity(1024.min(max_line));
-    let mut truncated = false;
-    loop {
-        let buf = match reader.fill_buf() {
-            Ok(buf) => buf,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if buf.is_empty() {
-            if !line.is_empty() || truncated {
-                each(&line, truncated);
+    let mut lines = LineReader::new(reader, max_line);
+    while let Some((line, truncated)) = lines.next_line()? {
+        each(line, truncated);
+    }
+    Ok(())
+}
+
+/// The events of a log read from a `BufRead`, as they complete: an
+/// iterator over `io::Result<Event>` in bounded memory.
+#[derive(Debug)]
+pub struct Events<R> {
+    lines: LineReader<R>,
+    parser: Parser,
+    ready: VecDeque<Event>,
+    finished: bool,
+}
+
+impl<R: BufRead> Events<R> {
+    /// The events of `reader`.
+    pub fn new(reader: R) -> Events<R> {
+        Events {
+            lines: LineReader::new(reader, MAX_LINE),
+            parser: Parser::new(),
+            ready: VecDeque::new(),
+            finished: false,
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for Events<R> {
+    type Item = io::Result<Event>;
+
+    fn next(&mut self) -> Option<io::Result<Event>> {
+        loop {
+            if let Some(event) = self.ready.pop_front() {
+                return Some(Ok(event));
             }
-            return Ok(());
-        }
-        let (chunk, used, end) = match memchr::memchr(b'\n', buf) {
-            Some(i) => (&buf[..i], i + 1, true),
-            None => (buf, buf.len(), false),
-        };
-        let room = max_line - line.len();
-        if chunk.len() > room {
-            truncated = true;
-        }
-        line.extend_from_slice(&chunk[..chunk.len().min(room)]);
-        reader.consume(used);
-        if end {
-            each(&line, truncated);
-            line.clear();
-            truncated = false;
+            if self.finished {
+                return None;
+            }
+            match self.lines.next_line() {
+                Ok(Some((line, _))) => self.ready.extend(self.parser.push(line)),
+                Ok(None) => {
+                    self.finished = true;
+                    self.ready.extend(self.parser.finish());
+                }
+                Err(e) => {
+                    self.finished = true;
+                    return Some(Err(e));
+                }
+            }
         }
     }
 }

@@ -108,6 +108,21 @@ fn events_stream_as_lines_arrive() {
     assert!(p.finish().next().is_none());
 }
 
+#[test]
+fn events_iterate_over_a_reader() {
+    let log = "/a/B.swift:1:5: error: boom\n** BUILD FAILED **\n/a/C.swift:2:1: warning: last";
+    let events: Vec<Event> = xcode_log::Events::new(log.as_bytes())
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(events.len(), 3);
+    assert!(matches!(&events[0], Event::Diagnostic(d) if d.message == "boom"));
+    assert!(matches!(&events[1], Event::Outcome(o) if o.action == "BUILD"));
+    assert!(
+        matches!(&events[2], Event::Diagnostic(d) if d.line == 2),
+        "the last line, without newline, after finish"
+    );
+}
+
 /// A reader that produces `total` bytes of a repeating build log without
 /// ever holding more than one block: the parser must not hold it either.
 struct Generated {
