@@ -319,6 +319,15 @@ impl Parser {
             }));
             return true;
         }
+        // ld writes its errors without a level: `ld: library 'X' not found`.
+        if let Some(rest) = line.strip_prefix("ld: ") {
+            let (level, message) = match rest.strip_prefix("warning: ") {
+                Some(m) => (Level::Warning, m),
+                None => (Level::Error, rest.strip_prefix("error: ").unwrap_or(rest)),
+            };
+            self.emit(located(Kind::Linker, level, "", 0, 0, message));
+            return true;
+        }
         if let Some(rest) = line.strip_prefix("--- xcodebuild: WARNING: ") {
             self.emit(located(Kind::Build, Level::Warning, "", 0, 0, rest));
             return true;

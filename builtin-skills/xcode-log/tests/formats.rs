@@ -428,3 +428,57 @@ fn findings_round_trip_through_json_with_the_unified_schemas_field_names() {
     assert_eq!(back, r.findings);
     assert_eq!(json["summary"]["build"], "failed");
 }
+
+#[test]
+fn duplicate_symbols_missing_libraries_and_frameworks() {
+    let log = "\
+duplicate symbol '_kDMVersion' in:
+    /Users/dev/Library/Developer/Xcode/DerivedData/Demo-abc/Build/Intermediates.noindex/Demo.build/Debug-iphoneos/Demo.build/Objects-normal/arm64/Config.o
+    /Users/dev/Library/Developer/Xcode/DerivedData/Demo-abc/Build/Intermediates.noindex/Demo.build/Debug-iphoneos/Demo.build/Objects-normal/arm64/Legacy.o
+ld: 1 duplicate symbols
+ld: library 'Pods-Demo' not found
+ld: warning: search path '/Users/dev/Demo/Frameworks' not found
+ld: framework 'GoogleMaps' not found
+clang: error: linker command failed with exit code 1 (use -v to see invocation)
+";
+    let r = parse_str(log, Options::default());
+    let titles: Vec<(&str, &str)> = r
+        .findings
+        .iter()
+        .map(|f| (f.rule_id.as_str(), f.title.as_str()))
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            ("XCODE-LINKER-ERROR", "Duplicate symbol '_kDMVersion'"),
+            ("XCODE-LINKER-ERROR", "library 'Pods-Demo' not found"),
+            (
+                "XCODE-LINKER-WARNING",
+                "search path '/Users/dev/Demo/Frameworks' not found"
+            ),
+            ("XCODE-LINKER-ERROR", "framework 'GoogleMaps' not found"),
+            (
+                "XCODE-LINKER-ERROR",
+                "linker command failed with exit code 1 (use -v to see invocation)"
+            ),
+        ]
+    );
+    assert!(
+        r.findings[0]
+            .evidence
+            .contains("Objects-normal/arm64/Legacy.o")
+    );
+    assert_eq!(r.findings[0].metadata["symbol"], "_kDMVersion");
+}
+
+#[test]
+fn a_diagnostic_xcode_prints_twice_is_one_finding() {
+    let line = "/src/A.swift:3:7: warning: 'foo()' is deprecated\n";
+    let r = parse_str(
+        &format!("{line}{line}** BUILD SUCCEEDED ** [4.210 sec]\n"),
+        Options::default(),
+    );
+    assert_eq!(r.findings.len(), 1);
+    assert_eq!((r.summary.warnings, r.summary.duplicates), (1, 1));
+    assert_eq!(r.summary.build.as_deref(), Some("succeeded"));
+}
