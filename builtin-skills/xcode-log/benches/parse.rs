@@ -24,16 +24,32 @@ Test case 'DemoTests.testParallel()' passed on 'Clone 1 of iPhone 15 - Demo (424
 \u{2714} Test addition() passed after 0.001 seconds.
 ";
 
+/// Every fixture (build failures, signing, XCTest, parallel testing, Swift
+/// Testing, SwiftPM, crashes, look-alikes) once per 50 compile blocks.
+const FIXTURES: &[&str] = &[
+    include_str!("../tests/data/xcodebuild-build-failed.log"),
+    include_str!("../tests/data/xcodebuild-signing.log"),
+    include_str!("../tests/data/xcodebuild-xctest.log"),
+    include_str!("../tests/data/xcodebuild-parallel.log"),
+    include_str!("../tests/data/swift-test-linux.log"),
+    include_str!("../tests/data/swift-testing-macos.log"),
+    include_str!("../tests/data/swift-build-failed.log"),
+    include_str!("../tests/data/swift-test-crash.log"),
+    include_str!("../tests/data/lookalikes.log"),
+];
+
 fn log_of(size: usize) -> Vec<u8> {
-    let mut log = Vec::with_capacity(size + BLOCK.len());
+    let mut log = Vec::with_capacity(size + 64 * 1024);
     let mut i = 0u64;
     while log.len() < size {
         // Vary the line numbers so findings stay distinct up to the report's cap.
-        log.extend_from_slice(
-            BLOCK
-                .replace(":42:13:", &format!(":{}:13:", i % 5000 + 1))
-                .as_bytes(),
-        );
+        let block = BLOCK.replace(":42:13:", &format!(":{}:13:", i % 5000 + 1));
+        log.extend_from_slice(block.as_bytes());
+        if i % 50 == 0 {
+            for f in FIXTURES {
+                log.extend_from_slice(f.as_bytes());
+            }
+        }
         i += 1;
     }
     log

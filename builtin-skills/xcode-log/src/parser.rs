@@ -97,7 +97,7 @@ impl Parser {
                 // A crash's report has blank lines between its parts.
                 Mode::Continuation if line.trim().is_empty() => p.diag.kind == Some(Kind::Crash),
                 Mode::Continuation => {
-                    line.starts_with(char::is_whitespace)
+                    (line.starts_with(char::is_whitespace) && xctest(line).is_none())
                         || line.starts_with('↳')
                         || (p.diag.kind == Some(Kind::Crash)
                             && (line.starts_with("Thread ")

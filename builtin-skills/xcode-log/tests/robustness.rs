@@ -109,6 +109,17 @@ fn events_stream_as_lines_arrive() {
 }
 
 #[test]
+fn an_indented_xctest_count_after_a_swift_testing_issue_is_still_counted() {
+    let log = "\u{2718} Test x() recorded an issue at A.swift:1:2: Expectation failed\n\t Executed 4 tests, with 0 failures (0 unexpected) in 0.010 (0.011) seconds\n";
+    let r = parse_str(log, Options::default());
+    assert_eq!(r.summary.xctest.as_ref().map(|c| c.tests), Some(4));
+    assert_eq!(
+        r.findings[0].evidence,
+        "A.swift:1:2: error: Expectation failed"
+    );
+}
+
+#[test]
 fn events_iterate_over_a_reader() {
     let log = "/a/B.swift:1:5: error: boom\n** BUILD FAILED **\n/a/C.swift:2:1: warning: last";
     let events: Vec<Event> = xcode_log::Events::new(log.as_bytes())
