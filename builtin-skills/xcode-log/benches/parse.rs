@@ -45,7 +45,7 @@ fn log_of(size: usize) -> Vec<u8> {
         // Vary the line numbers so findings stay distinct up to the report's cap.
         let block = BLOCK.replace(":42:13:", &format!(":{}:13:", i % 5000 + 1));
         log.extend_from_slice(block.as_bytes());
-        if i % 50 == 0 {
+        if i.is_multiple_of(50) {
             for f in FIXTURES {
                 log.extend_from_slice(f.as_bytes());
             }
