@@ -11,10 +11,10 @@ use agent_tests::{Sandbox, copy_tree, text};
 use super::registry::s;
 use super::{code, ok, sandbox, write};
 
-const PLAIN: &str = "---\nname: plain\ndescription: Plain instructions. Use for fixture tests.\nmetadata:\n  version: \"1.2.0\"\n---\nPLAIN-BODY-MARKER: say \"plain loaded\".\n";
+pub(super) const PLAIN: &str = "---\nname: plain\ndescription: Plain instructions. Use for fixture tests.\nmetadata:\n  version: \"1.2.0\"\n---\nPLAIN-BODY-MARKER: say \"plain loaded\".\n";
 
 /// A key made at test time (trusted by this sandbox's user) and an empty index.
-fn index_and_key(sb: &Sandbox) -> (PathBuf, PathBuf) {
+pub(super) fn index_and_key(sb: &Sandbox) -> (PathBuf, PathBuf) {
     let keys = sb.home.path().join("publisher-keys");
     ok(&sb.agent(&[
         "keys",
@@ -30,7 +30,7 @@ fn index_and_key(sb: &Sandbox) -> (PathBuf, PathBuf) {
     (index, keys.join("publisher.key"))
 }
 
-fn publish(
+pub(super) fn publish(
     sb: &Sandbox,
     dir: &Path,
     key: &Path,
@@ -50,7 +50,7 @@ fn publish(
     sb.agent(&args)
 }
 
-fn audit(sb: &Sandbox) -> String {
+pub(super) fn audit(sb: &Sandbox) -> String {
     std::fs::read_to_string(sb.paths().audit_log_path()).unwrap_or_default()
 }
 
