@@ -260,3 +260,49 @@ fn skillmd_fork_slash_name_in_the_interface_gives_the_turn_the_answer() {
     tmux.keys(&["Enter"]);
     assert!(tmux.wait_dead(long), "{}", tmux.screen());
 }
+
+#[test]
+fn skillmd_fork_a_sub_agent_stays_bound_by_what_binds_its_parent() {
+    let rt = tokio_rt();
+    let server = rt
+        .block_on(ModelServer::start(vec![
+            Wire::Anthropic.tool("c1", "load_skill", &json!({"name": "inline-one"})),
+            Wire::Anthropic.tool(
+                "c2",
+                "load_skill",
+                &json!({"name": "forked", "arguments": "x"}),
+            ),
+            Wire::Anthropic.tool("x1", "exec", &json!({"program": "echo", "args": ["hi"]})),
+            Wire::Anthropic.answer("SUB-ANSWER"),
+            Wire::Anthropic.answer("done"),
+        ]))
+        .expect("server");
+    let sb = sandbox();
+    project_skill(&sb, "inline-one", INLINE);
+    // This fork skill would allow `exec` itself; the parent's `inline-one` does not.
+    project_skill(
+        &sb,
+        "forked",
+        &FORKED.replace("allowed_tools: [read_skill_file]", "allowed_tools: [exec]"),
+    );
+    let out = run(&sb, &server, &["--yes"], "do it");
+    let (stdout, stderr) = text(&out);
+    assert!(
+        out.status.success() || out.status.code() == Some(4),
+        "{stdout}\n{stderr}"
+    );
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 5, "{reqs:?}");
+    assert_eq!(model(&reqs[2]), "fork-model", "the fork's own model");
+    let (refused, is_error) = tool_result(&reqs[3].body, "x1");
+    assert!(is_error, "{refused}");
+    assert!(
+        refused.contains("tool `exec` is not in the tools allowed by `forked` ∩ `inline-one`"),
+        "{refused}"
+    );
+    assert_eq!(
+        model(&reqs[4]),
+        "inline-model",
+        "the parent's turn keeps its inline skill's model"
+    );
+}

@@ -56,6 +56,25 @@ struct Shared {
 }
 
 impl Shared {
+    /// The loaded skills' `allowed_tools`, each a constraint named after its skill.
+    fn constraints(&self) -> Vec<SkillConstraint> {
+        let loaded = self.loaded.lock().unwrap_or_else(PoisonError::into_inner);
+        loaded
+            .iter()
+            .filter_map(|(name, allowed)| {
+                let allowed = allowed.as_ref()?;
+                Some(SkillConstraint {
+                    skill: name.clone(),
+                    priority: 0,
+                    constraints: Constraints {
+                        allowed_tools: Some(allowed.iter().cloned().collect::<BTreeSet<_>>()),
+                        ..Constraints::default()
+                    },
+                })
+            })
+            .collect()
+    }
+
     fn mark_loaded(&self, inst: &Instruction) {
         let mut l = self.loaded.lock().unwrap_or_else(PoisonError::into_inner);
         if !l.iter().any(|(n, _)| n == inst.name()) {
@@ -182,25 +201,7 @@ impl HostToolSource for InstructionSource {
     }
 
     fn constraints(&self) -> Vec<SkillConstraint> {
-        let loaded = self
-            .shared
-            .loaded
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        loaded
-            .iter()
-            .filter_map(|(name, allowed)| {
-                let allowed = allowed.as_ref()?;
-                Some(SkillConstraint {
-                    skill: name.clone(),
-                    priority: 0,
-                    constraints: Constraints {
-                        allowed_tools: Some(allowed.iter().cloned().collect::<BTreeSet<_>>()),
-                        ..Constraints::default()
-                    },
-                })
-            })
-            .collect()
+        self.shared.constraints()
     }
 
     fn model(&self) -> Option<String> {

@@ -113,7 +113,7 @@ impl std::fmt::Debug for HostToolRef {
 
 /// A sub-agent's task: what a `context: fork` instruction skill asks the session to run in a
 /// fresh conversation (see [`Forker`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ForkTask {
     /// The skill it runs for: its constraint is named after it.
     pub skill: String,
@@ -125,6 +125,9 @@ pub struct ForkTask {
     /// The skill's `allowed_tools`: a constraint of the sub-agent (`None`: no constraint of
     /// its own; the parent's components' still apply).
     pub allowed_tools: Option<Vec<String>>,
+    /// The caller's constraints that stay in force in the sub-agent (an instruction skill
+    /// loaded earlier in the session): a sub-agent never escapes what binds its parent.
+    pub inherited: Vec<agent_policy::SkillConstraint>,
 }
 
 /// Runs a [`ForkTask`] as a sub-agent of the running turn: the same loop ([`crate::Agent`]),

@@ -177,6 +177,7 @@ pub(super) async fn invoke(
                 task,
                 model: front.model.clone(),
                 allowed_tools: front.allowed_tools.clone(),
+                inherited: s.constraints(),
             })
             .await?;
         return Ok(Invoked::Forked(answer));

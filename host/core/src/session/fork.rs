@@ -88,6 +88,7 @@ impl TurnForker {
             let o = lock(&self.offered);
             (o.tools.clone(), o.allowlist.clone(), o.constraints.clone())
         };
+        constraints.extend(task.inherited.iter().cloned());
         if let Some(allowed) = &task.allowed_tools {
             constraints.push(SkillConstraint {
                 skill: task.skill.clone(),
