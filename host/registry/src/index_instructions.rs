@@ -12,11 +12,12 @@ use serde::{Deserialize, Serialize};
 use crate::RegistryError;
 use crate::format::{
     ArtifactRef, IndexEntry, Metadata, check_name, check_rel_path, format_time, parse_yaml,
-    sha256_hex, to_yaml, versions_path,
+    versions_path,
 };
 use crate::install::extract;
-use crate::publish_steps::{check_artifact, open_index, record_version, unpublished};
-use crate::source::write_atomic;
+use crate::publish_steps::{
+    artifact_ref, check_artifact, open_index, record_version, unpublished, write_version,
+};
 
 /// The `kind` of a versions file holding a SKILL.md instruction skill.
 pub const KIND_INSTRUCTIONS: &str = "instructions";
@@ -112,21 +113,15 @@ pub fn publish_instructions(req: &InstructionPublish) -> Result<InstructionRecor
     collect(req.dir, "", &mut entries)?;
     entries.sort_by(|a, b| a.0.cmp(&b.0));
     let archive = crate::publish::pack(&entries, root)?;
-    let art_rel = format!("artifacts/{}-{}.tar.gz", req.name, req.version);
+    let artifact = artifact_ref(req.name, req.version, &archive);
     let now = time::OffsetDateTime::now_utc();
     let rec = InstructionRecord {
         kind: KIND_INSTRUCTIONS.to_string(),
         name: req.name.to_string(),
         version: req.version.clone(),
         published: format_time(now),
-        artifact: ArtifactRef {
-            path: art_rel.clone(),
-            sha256: sha256_hex(&archive),
-            size: archive.len() as u64,
-        },
+        artifact: artifact.clone(),
     };
-    write_atomic(&root.join(&art_rel), &archive)?;
-    write_atomic(&root.join(&vrel), to_yaml(&rec)?.as_bytes())?;
     let metadata = Metadata {
         name: req.name.to_string(),
         description: req.description.to_string(),
@@ -135,10 +130,7 @@ pub fn publish_instructions(req: &InstructionPublish) -> Result<InstructionRecor
         homepage: None,
         keywords: Vec::new(),
     };
-    write_atomic(
-        &root.join(format!("skills/{}/metadata.yaml", req.name)),
-        to_yaml(&metadata)?.as_bytes(),
-    )?;
+    write_version(root, &archive, &artifact, &vrel, &rec, &metadata)?;
     record_version(
         &index_path,
         index,

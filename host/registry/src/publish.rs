@@ -6,13 +6,15 @@ use agent_manifest::Manifest;
 use agent_trust::{SecretKey, TrustStore};
 
 use crate::format::{
-    ArtifactRef, ComponentRef, INDEX_FORMAT, IndexEntry, IndexFile, Metadata, Snapshot,
-    SnapshotSig, VersionRecord, check_index, format_time, parse_time, parse_yaml, sha256_hex,
-    to_yaml, versions_path,
+    ComponentRef, INDEX_FORMAT, IndexEntry, IndexFile, Metadata, Snapshot, SnapshotSig,
+    VersionRecord, check_index, format_time, parse_time, parse_yaml, sha256_hex, to_yaml,
+    versions_path,
 };
 use crate::index::{parse_version_record, read_key, snapshot_message, verify_snapshot_sig};
 use crate::install::{Expected, check_staged, extract, manifest_permissions, named_files};
-use crate::publish_steps::{check_artifact, open_index, record_version, unpublished};
+use crate::publish_steps::{
+    artifact_ref, check_artifact, open_index, record_version, unpublished, write_version,
+};
 use crate::source::{Files, write_atomic};
 use crate::{NoProgress, RegistryError};
 
@@ -130,18 +132,14 @@ pub fn publish(req: &PublishRequest) -> Result<VersionRecord, RegistryError> {
         entries.push((name, bytes));
     }
     let archive = pack(&entries, root)?;
-    let art_rel = format!("artifacts/{}-{}.tar.gz", manifest.name, manifest.version);
+    let artifact = artifact_ref(&manifest.name, &manifest.version, &archive);
     let key_id = req.key.public().id().0;
     let now = time::OffsetDateTime::now_utc();
     let rec = VersionRecord {
         name: manifest.name.clone(),
         version: manifest.version.clone(),
         published: format_time(now),
-        artifact: ArtifactRef {
-            path: art_rel.clone(),
-            sha256: sha256_hex(&archive),
-            size: archive.len() as u64,
-        },
+        artifact: artifact.clone(),
         component: ComponentRef {
             sha256: digest,
             signature,
@@ -150,8 +148,6 @@ pub fn publish(req: &PublishRequest) -> Result<VersionRecord, RegistryError> {
         permissions: manifest_permissions(&manifest),
         min_agent_version: manifest.compatibility.agent_version.clone(),
     };
-    write_atomic(&root.join(&art_rel), &archive)?;
-    write_atomic(&root.join(&vrel), to_yaml(&rec)?.as_bytes())?;
     let metadata = Metadata {
         name: manifest.name.clone(),
         description: manifest.description.clone(),
@@ -160,10 +156,7 @@ pub fn publish(req: &PublishRequest) -> Result<VersionRecord, RegistryError> {
         homepage: manifest.homepage.clone(),
         keywords: manifest.triggers.keywords.clone(),
     };
-    write_atomic(
-        &root.join(format!("skills/{}/metadata.yaml", manifest.name)),
-        to_yaml(&metadata)?.as_bytes(),
-    )?;
+    write_version(root, &archive, &artifact, &vrel, &rec, &metadata)?;
     let key_path = root.join(format!("keys/{key_id}.pub"));
     if !key_path.exists() {
         write_atomic(&key_path, req.key.public().to_file_line("").as_bytes())?;

@@ -1,7 +1,8 @@
 //! Steps every kind of versions file shares (components in `publish.rs`, SKILL.md
 //! instructions in `index_instructions.rs`): opening `index.yaml`, refusing a version
-//! already published, recording a version in `index.yaml`, and checking an artifact
-//! against the digest and size its versions file records.
+//! already published, writing a version's artifact, versions file and metadata, recording
+//! it in `index.yaml`, and checking an artifact against the digest and size its versions
+//! file records.
 
 use std::path::{Path, PathBuf};
 
@@ -9,7 +10,8 @@ use semver::Version;
 
 use crate::RegistryError;
 use crate::format::{
-    ArtifactRef, IndexEntry, IndexFile, check_index, parse_yaml, sha256_hex, to_yaml, versions_path,
+    ArtifactRef, IndexEntry, IndexFile, Metadata, check_index, parse_yaml, sha256_hex, to_yaml,
+    versions_path,
 };
 use crate::source::write_atomic;
 
@@ -101,4 +103,34 @@ pub(crate) fn check_artifact(
         });
     }
     Ok(())
+}
+
+/// `artifacts/<name>-<version>.tar.gz` holding `archive`, with its digest and size.
+pub(crate) fn artifact_ref(name: &str, version: &Version, archive: &[u8]) -> ArtifactRef {
+    ArtifactRef {
+        path: format!("artifacts/{name}-{version}.tar.gz"),
+        sha256: sha256_hex(archive),
+        size: archive.len() as u64,
+    }
+}
+
+/// Writes a new version: its artifact (`archive` at `art.path`), its versions file `vrel`
+/// (`record`) and the skill's `metadata.yaml`.
+///
+/// # Errors
+/// I/O errors.
+pub(crate) fn write_version<R: serde::Serialize>(
+    root: &Path,
+    archive: &[u8],
+    art: &ArtifactRef,
+    vrel: &str,
+    record: &R,
+    metadata: &Metadata,
+) -> Result<(), RegistryError> {
+    write_atomic(&root.join(&art.path), archive)?;
+    write_atomic(&root.join(vrel), to_yaml(record)?.as_bytes())?;
+    write_atomic(
+        &root.join(format!("skills/{}/metadata.yaml", metadata.name)),
+        to_yaml(metadata)?.as_bytes(),
+    )
 }
