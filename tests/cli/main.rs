@@ -783,6 +783,8 @@ pub(crate) fn run_jsonl<'a>(url: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
 
 // SKILL.md instruction skills, the content scan, the writable store (issue 20, items 2-4).
 mod skillmd;
+mod skillmd_fork;
+mod skillmd_index_ops;
 mod skillmd_registry;
 
 // MCP servers (issue 20, item 1): config.toml and .mcp.json, grants, real npm servers, failures.

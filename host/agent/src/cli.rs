@@ -569,6 +569,10 @@ pub enum SkillCommand {
         name: Option<String>,
         #[command(flatten)]
         index: IndexArg,
+        /// Update a SKILL.md instruction skill even when the content scan finds
+        /// high-severity content (audited).
+        #[arg(long)]
+        force: bool,
     },
     /// Show a skill's manifest, permissions, grants, signer and tools.
     Info {

@@ -29,6 +29,11 @@ pub(super) fn render(client: &Client, output: RunOutput) -> Result<TurnComplete>
                 kind: NoticeKind::Warning,
                 text,
             } => eprintln!("warning: {text}"),
+            // What the session did on its own: a sub-agent started or answered.
+            Event::Notice {
+                kind: NoticeKind::Info,
+                text,
+            } => eprintln!("note: {text}"),
             Event::SetupReport { lines } => {
                 for line in lines {
                     eprintln!("{line}");
