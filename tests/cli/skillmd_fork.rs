@@ -306,3 +306,50 @@ fn skillmd_fork_a_sub_agent_stays_bound_by_what_binds_its_parent() {
         "the parent's turn keeps its inline skill's model"
     );
 }
+
+#[test]
+fn skillmd_skills_flag_in_the_interface_invokes_the_named_skills_with_the_first_message() {
+    // `agent --skills NAME` opens the interface with no task yet: the named skills are
+    // invoked at the first turn with the first message as their arguments — the inline
+    // one's body (and model) in that turn, the forked one as a sub-agent before it.
+    let rt = tokio_rt();
+    let server = rt
+        .block_on(ModelServer::start(vec![
+            Wire::Anthropic.answer("SUB-ANSWER-FLAG"),
+            Wire::Anthropic.answer("parent used both"),
+        ]))
+        .expect("server");
+    let sb = sandbox();
+    project_skill(&sb, "inline-one", INLINE);
+    project_skill(&sb, "forked", FORKED);
+    let long = Duration::from_secs(60);
+    let tmux = Tmux::agent_with(
+        "agent-skillmd-flag",
+        &sb,
+        server.url(),
+        &["--skills", "inline-one", "--skills", "forked"],
+        long,
+    );
+    tmux.keys(&["-l", "the guides"]);
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("parent used both", long)
+        .unwrap_or_else(|s| panic!("no answer:\n{s}"));
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2, "{reqs:?}");
+    assert_eq!(model(&reqs[0]), "fork-model", "the sub-agent's own model");
+    assert_eq!(messages(&reqs[0]), 1);
+    let sub = reqs[0].body["messages"].to_string();
+    assert!(
+        sub.contains("FORK-BODY-MARKER: survey the guides and answer briefly."),
+        "the first message is the fork's $ARGUMENTS: {sub}"
+    );
+    assert_eq!(model(&reqs[1]), "inline-model", "the inline skill's model");
+    let system = reqs[1].body["system"].to_string();
+    assert!(system.contains("INLINE-BODY-MARKER"), "{system}");
+    assert!(system.contains("named with --skills"), "{system}");
+    assert!(system.contains("SUB-ANSWER-FLAG"), "{system}");
+    assert!(!system.contains("FORK-BODY-MARKER"), "{system}");
+    tmux.keys(&["-l", "/quit"]);
+    tmux.keys(&["Enter"]);
+    assert!(tmux.wait_dead(long), "{}", tmux.screen());
+}

@@ -50,9 +50,11 @@ struct Shared {
     turn_model: Mutex<Option<String>>,
     /// The `model:` of a `--skills NAME` skill: every turn's from its start.
     preloaded_model: Option<String>,
-    /// `--skills NAME` skills with `context: fork` and their arguments (the task): run
-    /// as sub-agents at the first turn, their answers that turn's context.
-    pending_forks: Mutex<Vec<(String, String)>>,
+    /// `--skills NAME` skills to invoke at the first turn, with their arguments: the task
+    /// of `agent run` for `context: fork` skills (run as sub-agents, their answers that
+    /// turn's context), or `None` in the interface, which has no task yet: then every
+    /// named skill is invoked with the first message as its arguments.
+    pending_named: Mutex<Vec<(String, Option<String>)>>,
 }
 
 impl Shared {
@@ -95,15 +97,15 @@ pub struct InstructionSource {
 impl InstructionSource {
     /// A source over `discoverer`'s skills; `preloaded`: skills whose body `--skills NAME`
     /// already sent (their `allowed_tools` and `model:` apply from the first turn);
-    /// `forks`: `--skills NAME` skills with `context: fork`, with their arguments, run as
-    /// sub-agents at the first turn.
+    /// `first_turn`: `--skills NAME` skills invoked at the first turn, with their
+    /// arguments (`None`: the first message).
     pub fn new(
         discoverer: Discoverer,
         paths: AgentPaths,
         runtime: Arc<Runtime>,
         ctx: Arc<CallContext>,
         preloaded: &[String],
-        forks: Vec<(String, String)>,
+        first_turn: Vec<(String, Option<String>)>,
     ) -> InstructionSource {
         let store_dir = paths.user_skills_dir();
         let found = discoverer.discover();
@@ -119,7 +121,7 @@ impl InstructionSource {
             forker: Mutex::new(None),
             turn_model: Mutex::new(None),
             preloaded_model: preloaded.iter().find_map(|i| i.skill.front.model.clone()),
-            pending_forks: Mutex::new(forks),
+            pending_named: Mutex::new(first_turn),
         });
         for inst in preloaded {
             shared.mark_loaded(inst);
@@ -185,7 +187,11 @@ impl HostToolSource for InstructionSource {
                 return offer;
             }
             let mut prompt = listing(&found).unwrap_or_default();
-            prompt.push_str(&self.pending_forks(&found, &mut offer.warnings).await);
+            prompt.push_str(
+                &self
+                    .pending_named(&found, message, &mut offer.warnings)
+                    .await,
+            );
             if let Some(section) = self
                 .user_invocation(&found, message, &mut offer.warnings)
                 .await
@@ -222,13 +228,18 @@ impl HostToolSource for InstructionSource {
 }
 
 impl InstructionSource {
-    /// `--skills NAME` skills with `context: fork`, at the first turn: each sub-agent's
+    /// `--skills NAME` skills, at the first turn: each one's body, or its sub-agent's
     /// answer, as sections of that turn's system prompt.
-    async fn pending_forks(&self, found: &Instructions, warnings: &mut Vec<String>) -> String {
+    async fn pending_named(
+        &self,
+        found: &Instructions,
+        message: &str,
+        warnings: &mut Vec<String>,
+    ) -> String {
         let pending = std::mem::take(
             &mut *self
                 .shared
-                .pending_forks
+                .pending_named
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner),
         );
@@ -238,6 +249,7 @@ impl InstructionSource {
                 warnings.push(format!("--skills {name}: no longer found; not run"));
                 continue;
             };
+            let args = args.unwrap_or_else(|| message.trim().to_string());
             match invoke(&self.shared, inst, &args, warnings).await {
                 Ok(invoked) => out.push_str(&section(&name, "named with --skills", invoked)),
                 Err(e) => warnings.push(format!("--skills {name}: {e}")),
@@ -301,8 +313,10 @@ fn section(name: &str, how: &str, invoked: Invoked) -> String {
 
 /// Puts SKILL.md skills into a session's parts: `--skills NAME` naming one loads its body
 /// now when `task` is given (`agent run`: the task is `$ARGUMENTS`; returned as attachments
-/// of the first message) and is taken out of the components' explicit list; the session
-/// gets the [`InstructionSource`].
+/// of the first message) and is taken out of the components' explicit list; without a task
+/// (the interface) it is invoked at the first turn with the first message as its arguments.
+/// `context: fork` skills run as sub-agents at the first turn. The session gets the
+/// [`InstructionSource`].
 ///
 /// # Errors
 /// A broken configuration, or a `--skills NAME` skill refused by the content scan or not
@@ -321,32 +335,32 @@ pub fn attach(
         .filter(|n| found.get(n).is_some())
         .cloned()
         .collect();
-    // `context: fork` skills are not attached: they run as sub-agents at the first turn.
-    let mut forks = Vec::new();
-    if let Some(task) = task {
-        for name in &named {
-            let Some(inst) = found.get(name) else {
-                continue;
-            };
-            if inst.skill.front.context != agent_instructions::Context::Fork {
-                continue;
-            }
-            if !inst.ineligible.is_empty() {
-                anyhow::bail!(
-                    "--skills {name}: not offered here: {}",
-                    inst.ineligible.join("; ")
-                );
-            }
-            forks.push((name.clone(), task.to_string()));
+    // Invoked at the first turn rather than attached to the task: `context: fork` skills
+    // (they run as sub-agents) and, in the interface, which has no task yet, every named
+    // skill (its arguments are the first message).
+    let is_fork = |name: &String| {
+        found
+            .get(name)
+            .is_some_and(|i| i.skill.front.context == agent_instructions::Context::Fork)
+    };
+    let mut first_turn: Vec<(String, Option<String>)> = Vec::new();
+    for name in &named {
+        if task.is_some() && !is_fork(name) {
+            continue;
         }
-        parts
-            .explicit
-            .retain(|n| !forks.iter().any(|(f, _)| f == n));
+        if let Some(inst) = found.get(name)
+            && !inst.ineligible.is_empty()
+        {
+            anyhow::bail!(
+                "--skills {name}: not offered here: {}",
+                inst.ineligible.join("; ")
+            );
+        }
+        first_turn.push((name.clone(), task.map(str::to_string)));
     }
-    let named: Vec<String> = named
-        .into_iter()
-        .filter(|n| !forks.iter().any(|(f, _)| f == n))
-        .collect();
+    parts
+        .explicit
+        .retain(|n| !first_turn.iter().any(|(f, _)| f == n));
     let attachments = match task {
         Some(task) => crate::instructions::explicit_attachments(
             app,
@@ -355,19 +369,18 @@ pub fn attach(
             &parts.ctx,
             task,
         )?,
-        None => {
-            parts.explicit.retain(|n| !named.contains(n));
-            Vec::new()
-        }
+        None => Vec::new(),
     };
-    let preloaded = if task.is_some() { named } else { Vec::new() };
+    // Inline skills named with --skills: their `allowed_tools` and `model:` apply from the
+    // first turn.
+    let preloaded: Vec<String> = named.into_iter().filter(|n| !is_fork(n)).collect();
     parts.host_tools.push(Arc::new(InstructionSource::new(
         discoverer,
         app.paths.clone(),
         parts.runtime.clone(),
         parts.ctx.clone(),
         &preloaded,
-        forks,
+        first_turn,
     )));
     Ok(attachments)
 }
