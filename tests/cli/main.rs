@@ -790,3 +790,6 @@ mod mcp;
 
 // MCP tools in a model turn.
 mod mcp_run;
+
+// docs/ci/: the GitHub, GitLab and Jenkins examples checked and their `agent` commands run (issue 17, item 4).
+mod ci_examples;
