@@ -365,6 +365,24 @@ pub enum RunOutput {
     Jsonl,
     /// The answer and a summary of the tool calls, in Markdown.
     Markdown,
+    /// With `--mode code-review`: SARIF 2.1.0 (as `agent review --output sarif`).
+    Sarif,
+    /// With `--mode code-review`: GitHub workflow commands (annotations).
+    Github,
+    /// With `--mode code-review`: the JSON body of a GitHub pull-request review.
+    GithubReview,
+}
+
+impl RunOutput {
+    /// The formats only a review writes, spelled as on the command line.
+    pub fn review_only(self) -> Option<&'static str> {
+        match self {
+            RunOutput::Sarif => Some("sarif"),
+            RunOutput::Github => Some("github"),
+            RunOutput::GithubReview => Some("github-review"),
+            RunOutput::Text | RunOutput::Json | RunOutput::Jsonl | RunOutput::Markdown => None,
+        }
+    }
 }
 
 /// Which model a command talks to.
@@ -478,6 +496,13 @@ pub struct RunArgs {
     /// With `--mode code-review`: what to review and when to fail.
     #[command(flatten)]
     pub review: crate::commands::review::ReviewFlags,
+    /// With `--mode log-analysis`: skip records before this time (ISO 8601, a
+    /// date, or a duration before now such as 2h), as `agent logs --since`.
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+    /// With `--mode log-analysis`: skip records after this time, as `agent logs --until`.
+    #[arg(long, value_name = "TIME")]
+    pub until: Option<String>,
 }
 
 /// `agent sessions ...`

@@ -62,6 +62,9 @@ const REVIEW_GRANTS: &[&str] = &[
 /// report, a few to read around.
 const DEFAULT_TURNS_PER_CHUNK: u32 = 4;
 
+/// Chunks of the diff reviewed at once when `--jobs` is not given.
+const DEFAULT_JOBS: usize = 4;
+
 fn usage(m: impl Into<String>) -> anyhow::Error {
     UsageError(m.into()).into()
 }
@@ -130,6 +133,9 @@ pub async fn run(app: &mut App, args: ReviewArgs) -> Result<u8> {
     let fail_on = fail_on(&args.flags)?;
     if args.max_turns == Some(0) {
         return Err(usage("--max-turns must be at least 1"));
+    }
+    if args.flags.jobs == Some(0) {
+        return Err(usage("--jobs must be at least 1"));
     }
     app.global
         .allow
