@@ -841,3 +841,51 @@ pub enum ConfigCommand {
     /// Print the path of `config.toml` (whether or not it exists).
     Path,
 }
+
+/// The model flags `agent review` and `agent logs` share (flattened into
+/// both; `agent run --mode …` fills them from its own flags).
+#[derive(Debug, Clone, Default, Args)]
+pub struct HeadlessModelArgs {
+    /// The most model turns (a review: per chunk of the diff, default 4; log
+    /// analysis: default config `agent.max_turns`).
+    #[arg(long, value_name = "N")]
+    pub max_turns: Option<u32>,
+    /// Wall-clock limit, e.g. `120s`, `5m` (a review: per chunk); default:
+    /// config `agent.timeout`.
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<String>,
+    /// Which model to talk to.
+    #[command(flatten)]
+    pub provider_args: ProviderArgs,
+}
+
+impl HeadlessModelArgs {
+    /// `--max-turns`, or `default` when it is not given.
+    ///
+    /// # Errors
+    /// `--max-turns 0`.
+    pub fn max_turns_or(&self, default: u32) -> Result<u32, UsageError> {
+        match self.max_turns {
+            Some(0) => Err(UsageError("--max-turns must be at least 1".into())),
+            Some(n) => Ok(n),
+            None => Ok(default),
+        }
+    }
+
+    /// `--timeout`, parsed; `None` when it is not given.
+    ///
+    /// # Errors
+    /// A value that is not a duration.
+    pub fn timeout(&self) -> Result<Option<std::time::Duration>, UsageError> {
+        self.timeout
+            .as_deref()
+            .map(|t| {
+                agent_bounded::parse_duration(t, agent_bounded::BareNumber::Seconds).map_err(|_| {
+                    UsageError(format!(
+                        "--timeout {t}: expected a duration such as 120s, 5m or 500ms"
+                    ))
+                })
+            })
+            .transpose()
+    }
+}

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use crate::cli::{ProviderArgs, RunArgs, RunOutput, UsageError};
+use crate::cli::{HeadlessModelArgs, RunArgs, RunOutput, UsageError};
 
 /// What to review and when to fail: shared by `agent review` and `agent
 /// run --mode code-review`.
@@ -86,15 +86,9 @@ pub struct ReviewArgs {
     /// Write the report to FILE instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// The most model turns per chunk of the diff (default: 4).
-    #[arg(long, value_name = "N")]
-    pub max_turns: Option<u32>,
-    /// Wall-clock limit per chunk, e.g. `120s` (default: config `agent.timeout`).
-    #[arg(long, value_name = "DURATION")]
-    pub timeout: Option<String>,
-    /// Which model to talk to.
+    /// Turns, time and which model.
     #[command(flatten)]
-    pub provider_args: ProviderArgs,
+    pub model: HeadlessModelArgs,
 }
 
 impl ReviewArgs {
@@ -141,9 +135,11 @@ impl ReviewArgs {
             flags: run.review,
             output,
             out: None,
-            max_turns: run.max_turns,
-            timeout: run.timeout,
-            provider_args: run.provider_args,
+            model: HeadlessModelArgs {
+                max_turns: run.max_turns,
+                timeout: run.timeout,
+                provider_args: run.provider_args,
+            },
         })
     }
 }

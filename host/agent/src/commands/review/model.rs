@@ -81,20 +81,12 @@ pub fn review(
     intake: Arc<Mutex<Intake>>,
 ) -> Result<std::result::Result<Spent, String>> {
     let config = app.config()?;
-    let provider = match provider_for(&args.provider_args, &config) {
+    let provider = match provider_for(&args.model.provider_args, &config) {
         Ok(p) => p,
         Err(e) => return Ok(Err(format!("provider: {e}"))),
     };
-    let timeout = match &args.timeout {
-        Some(t) => Some(
-            agent_bounded::parse_duration(t, agent_bounded::BareNumber::Seconds).map_err(|_| {
-                crate::cli::UsageError(format!(
-                    "--timeout {t}: expected a duration such as 120s, 5m or 500ms"
-                ))
-            })?,
-        ),
-        None => None,
-    };
+    let timeout = args.model.timeout()?;
+    let max_turns = args.model.max_turns_or(DEFAULT_TURNS_PER_CHUNK)?;
     let jobs = args
         .flags
         .jobs
@@ -107,14 +99,14 @@ pub fn review(
             app,
             Frontend {
                 mode: Mode::Headless,
-                provider_args: args.provider_args.clone(),
+                provider_args: args.model.provider_args.clone(),
                 provider: provider.clone(),
                 approval: Approval::Headless {
                     yes: false,
                     approved: Vec::new(),
                 },
                 format: "text".to_string(),
-                max_turns: Some(args.max_turns.unwrap_or(DEFAULT_TURNS_PER_CHUNK)),
+                max_turns: Some(max_turns),
                 timeout,
                 tools: Some(READ_ONLY_TOOLS.iter().map(|t| (*t).to_string()).collect()),
                 report_setup: app.global.verbose && clients.is_empty(),

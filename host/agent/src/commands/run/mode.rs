@@ -86,9 +86,11 @@ pub fn log_analysis(app: &mut App, args: RunArgs) -> Result<u8> {
             since: args.since,
             until: args.until,
             budget: None,
-            max_turns: args.max_turns,
-            timeout: args.timeout,
-            provider_args: args.provider_args,
+            model: crate::cli::HeadlessModelArgs {
+                max_turns: args.max_turns,
+                timeout: args.timeout,
+                provider_args: args.provider_args,
+            },
         },
     )
 }
