@@ -106,11 +106,53 @@ fn the_gitlab_pipeline_is_valid_against_gitlab_ci_schema() {
         !ok && output.contains("'scripts' was unexpected"),
         "{output}"
     );
+
+    // Every job's before_script, script and after_script, as the runner
+    // joins them, passes shellcheck (bash: the runner's shell in the image).
+    let scripts = gitlab_scripts();
+    assert!(scripts.len() >= 5, "{scripts:?}");
+    for (job, script) in &scripts {
+        let (ok, output) = shellcheck(script, "bash");
+        assert!(ok, "gitlab-ci.yml {job}: {output}");
+    }
 }
 
-fn shellcheck(script: &str) -> (bool, String) {
+/// Reads a YAML file with ruamel.yaml (check-jsonschema's YAML reader) and
+/// prints each job's scripts as JSON: `[["job.key", "line\nline"], …]`.
+const GITLAB_SCRIPTS: &str = r#"
+import json, sys
+from ruamel.yaml import YAML
+doc = YAML(typ="safe").load(open(sys.argv[1]))
+out = []
+for name, job in doc.items():
+    if not isinstance(job, dict):
+        continue
+    for key in ("before_script", "script", "after_script"):
+        lines = job.get(key)
+        if lines is None:
+            continue
+        if isinstance(lines, str):
+            lines = [lines]
+        out.append([f"{name}.{key}", "\n".join(lines) + "\n"])
+print(json.dumps(out))
+"#;
+
+/// The scripts of gitlab-ci.yml's jobs, parsed as YAML: (`job.key`, script).
+fn gitlab_scripts() -> Vec<(String, String)> {
+    let out = Command::new(tool("python"))
+        .args(["-c", GITLAB_SCRIPTS])
+        .arg(ci_dir().join("gitlab-ci.yml"))
+        .output()
+        .expect("python");
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+fn shellcheck(script: &str, shell: &str) -> (bool, String) {
     let mut child = Command::new(tool("shellcheck"))
-        .args(["--shell=sh", "--severity=info", "-"])
+        .arg(format!("--shell={shell}"))
+        .args(["--severity=info", "-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -133,7 +175,7 @@ fn the_jenkinsfile_is_a_declarative_pipeline_whose_sh_steps_pass_shellcheck() {
     let steps = jenkins::check(&read("Jenkinsfile")).unwrap_or_else(|e| panic!("Jenkinsfile: {e}"));
     assert!(steps.len() >= 5, "{} sh steps", steps.len());
     for step in &steps {
-        let (ok, output) = shellcheck(&step.script);
+        let (ok, output) = shellcheck(&step.script, "sh");
         assert!(ok, "Jenkinsfile line {}: {output}", step.line);
     }
 
@@ -169,7 +211,7 @@ fn the_jenkinsfile_is_a_declarative_pipeline_whose_sh_steps_pass_shellcheck() {
             "{to}: {err:?}"
         );
     }
-    let (ok, output) = shellcheck("agent logs $LOG\n");
+    let (ok, output) = shellcheck("agent logs $LOG\n", "sh");
     assert!(!ok && output.contains("SC2086"), "{output}");
 }
 
@@ -202,14 +244,25 @@ fn agent_lines(text: &str, first_line: usize) -> Vec<(usize, String)> {
 /// Every `agent …` command of a docs/ci file, with its line.
 fn commands_of(file: &str) -> Vec<(usize, String)> {
     let text = read(file);
-    if file == "Jenkinsfile" {
-        let steps = jenkins::check(&text).expect("Jenkinsfile");
-        steps
+    match file {
+        "Jenkinsfile" => {
+            let steps = jenkins::check(&text).expect("Jenkinsfile");
+            steps
+                .iter()
+                .flat_map(|s| agent_lines(&s.script, s.line))
+                .collect()
+        }
+        // The scripts as GitLab reads them; the line is the command's own
+        // line in the file, found by its text.
+        "gitlab-ci.yml" => gitlab_scripts()
             .iter()
-            .flat_map(|s| agent_lines(&s.script, s.line))
-            .collect()
-    } else {
-        agent_lines(&text, 1)
+            .flat_map(|(_, script)| agent_lines(script, 0))
+            .map(|(_, cmd)| {
+                let line = text.lines().position(|l| l.contains(cmd.as_str()));
+                (line.map_or(0, |n| n + 1), cmd)
+            })
+            .collect(),
+        _ => agent_lines(&text, 1),
     }
 }
 
