@@ -270,6 +270,7 @@ const STEPS: &[&str] = &[
     "deleteDir",
     "writeFile",
     "sleep",
+    "withCredentials",
 ];
 const OPTIONS: &[&str] = &[
     "timeout",
@@ -392,6 +393,10 @@ impl Checker {
     fn steps(&mut self, steps: &[Node]) -> Result<(), String> {
         self.only(steps, STEPS, "steps")?;
         for s in steps {
+            if let ("withCredentials", Some(body)) = (s.name(), &s.body) {
+                self.steps(body)?;
+                continue;
+            }
             if s.body.is_some() {
                 return Err(format!(
                     "line {}: `{}` takes no block here",
