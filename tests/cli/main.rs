@@ -792,3 +792,9 @@ mod mcp;
 
 // MCP tools in a model turn.
 mod mcp_run;
+
+// docs/ci/: the GitHub, GitLab and Jenkins examples checked and their `agent` commands run (issue 17, item 4).
+mod ci_examples;
+
+// `agent review`'s smaller gaps (issue 17): --jobs, demoted findings, --base, Ollama, run-mode formats, --since/--until.
+mod review_more;

@@ -145,6 +145,7 @@ async fn run_with_app(
             }
             None => {
                 commands::run::mode::refuse_review_flags(&args)?;
+                commands::run::mode::refuse_log_flags(&args)?;
                 commands::run::run(&mut app, args)
             }
         },
