@@ -153,16 +153,6 @@ fn keys_that_would_have_no_effect_are_refused_with_the_reason() {
             "config.toml:1: wiki: there is no wiki generator in this build, so this section \
              would have no effect; remove it",
         ),
-        (
-            "[security]\nenable_llm_analysis = true\n",
-            "config.toml:2: security.enable_llm_analysis: `agent security-audit` does no model \
-             analysis in this build",
-        ),
-        (
-            "[security]\nmax_llm_calls = 20\n",
-            "config.toml:2: security.max_llm_calls: `agent security-audit` does no model \
-             analysis in this build",
-        ),
     ] {
         std::fs::write(&file, text).expect("config");
         let out = sb.agent(&["config", "show"]);
