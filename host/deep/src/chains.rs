@@ -14,9 +14,10 @@
 //! | `secret-used` | a hard-coded secret and a model finding in the same file (the code that uses it) |
 //! | `stated-by-model` | a finding and those its `related` names |
 //!
-//! A finding of one kind is joined to one partner: the nearest (same file,
-//! else the longest common directory), so unrelated parts of a large
-//! project do not merge into one chain. Linked findings form a chain
+//! A finding of one kind is joined to the partners the model named for it,
+//! else to one partner: the nearest (same file, else the longest common
+//! directory), so unrelated parts of a large project do not merge into one
+//! chain. Linked findings form a chain
 //! (connected components); its steps go entry point → exploit → impact,
 //! then by file and line.
 
@@ -194,6 +195,26 @@ fn nearest(findings: &[Finding], f: usize, candidates: &[usize]) -> Option<usize
         })
 }
 
+/// The links the model stated: (finding, the one its `related` names by
+/// id or `file:line`).
+fn stated_links(findings: &[Finding]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for (i, f) in findings.iter().enumerate() {
+        let Some(related) = f.metadata.get("related") else {
+            continue;
+        };
+        for r in related.split(',').map(str::trim).filter(|r| !r.is_empty()) {
+            let target = findings.iter().position(|o| {
+                o.id == r || format!("{}:{}", o.location.file, o.location.start_line) == r
+            });
+            if let Some(t) = target.filter(|t| *t != i) {
+                out.push((i, t));
+            }
+        }
+    }
+    out
+}
+
 /// Joins `findings` into chains. `routes`: the files that declare a route
 /// and the route's line (from the risk scoring).
 pub fn correlate(findings: &[Finding], routes: &BTreeMap<String, u32>) -> Vec<Chain> {
@@ -223,10 +244,21 @@ pub fn correlate(findings: &[Finding], routes: &BTreeMap<String, u32>) -> Vec<Ch
         ),
         ("auth-bypass-to-sqli", &[Kind::Sqli], &[Kind::AuthBypass]),
     ];
+    let stated = stated_links(findings);
     for (rule, from, to) in rules {
         let targets = of(to);
         for a in of(from) {
-            if let Some(b) = nearest(findings, a, &targets) {
+            // The partners the model named win over the nearest guess.
+            let named: Vec<usize> = stated
+                .iter()
+                .filter(|(x, y)| *x == a && to.contains(&kinds[*y]))
+                .map(|(_, y)| *y)
+                .collect();
+            if !named.is_empty() {
+                for b in named {
+                    link(&mut sets, a, b, rule);
+                }
+            } else if let Some(b) = nearest(findings, a, &targets) {
                 link(&mut sets, a, b, rule);
             }
         }
@@ -245,18 +277,8 @@ pub fn correlate(findings: &[Finding], routes: &BTreeMap<String, u32>) -> Vec<Ch
         }
     }
     // Links the model stated.
-    for (i, f) in findings.iter().enumerate() {
-        let Some(related) = f.metadata.get("related") else {
-            continue;
-        };
-        for r in related.split(',').map(str::trim).filter(|r| !r.is_empty()) {
-            let target = findings.iter().position(|o| {
-                o.id == r || format!("{}:{}", o.location.file, o.location.start_line) == r
-            });
-            if let Some(t) = target.filter(|t| *t != i) {
-                link(&mut sets, i, t, "stated-by-model");
-            }
-        }
+    for (i, t) in stated {
+        link(&mut sets, i, t, "stated-by-model");
     }
     let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for i in 0..findings.len() {

@@ -184,3 +184,41 @@ fn each_finding_joins_its_nearest_partner_only() {
         assert!(c.steps.iter().all(|s| s.file.starts_with(dir)), "{c:#?}");
     }
 }
+
+#[test]
+fn the_partner_the_model_names_wins_over_the_nearest() {
+    let mut findings = vec![
+        f(
+            "AWS key id",
+            "security-base/secrets",
+            "secrets-exposure",
+            Some("CWE-798"),
+            "app/keys.py",
+            1,
+        ),
+        f(
+            "AWS secret",
+            "security-base/secrets",
+            "secrets-exposure",
+            Some("CWE-798"),
+            "app/keys.py",
+            2,
+        ),
+        f(
+            "SSRF",
+            "security-deep/model",
+            "injection",
+            Some("CWE-918"),
+            "app/fetch.py",
+            6,
+        ),
+    ];
+    findings[2]
+        .metadata
+        .insert("related".into(), "app/keys.py:2".into());
+    let chains = correlate(&findings, &BTreeMap::new());
+    assert_eq!(chains.len(), 1, "{chains:#?}");
+    let lines: Vec<u32> = chains[0].steps.iter().map(|s| s.line).collect();
+    assert_eq!(lines, [6, 2]);
+    assert_eq!(chains[0].rules, ["ssrf-to-credentials", "stated-by-model"]);
+}
