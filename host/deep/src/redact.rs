@@ -113,7 +113,7 @@ impl Redactor {
             return;
         }
         self.literals.push((value.to_string(), rule.to_string()));
-        self.literals.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+        self.literals.sort_by_key(|b| std::cmp::Reverse(b.0.len()));
     }
 
     /// Adds the secrets of the static findings (category
@@ -191,7 +191,7 @@ impl Redactor {
             .messages
             .iter()
             .map(|m| Message {
-                role: m.role.clone(),
+                role: m.role,
                 content: m
                     .content
                     .iter()
