@@ -319,7 +319,12 @@ pub async fn run(app: &mut App, args: SecurityAuditArgs) -> Result<u8> {
     if let Some(d) = &deep {
         eprintln!("{}", d.summary.line());
         for c in &d.chains {
-            eprintln!("attack chain {} ({}): {}", c.id, c.severity.as_str(), c.title());
+            eprintln!(
+                "attack chain {} ({}): {}",
+                c.id,
+                c.severity.as_str(),
+                c.title()
+            );
         }
     }
     for p in &hook_problems {

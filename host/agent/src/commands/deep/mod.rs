@@ -141,7 +141,11 @@ fn task(
                 .iter()
                 .map(|x| format!("{} +{}", x.signal, x.points))
                 .collect();
-            t.push_str(&format!("- `{f}` (score {}): {}\n", r.score, why.join(", ")));
+            t.push_str(&format!(
+                "- `{f}` (score {}): {}\n",
+                r.score,
+                why.join(", ")
+            ));
         }
     }
     t.push_str(
@@ -149,7 +153,10 @@ fn task(
          by id):\n",
     );
     let mut any = false;
-    for s in statics.iter().filter(|s| batch.files.contains(&s.location.file)) {
+    for s in statics
+        .iter()
+        .filter(|s| batch.files.contains(&s.location.file))
+    {
         any = true;
         t.push_str(&format!(
             "- `{}` {} ({}) {}:{} — {}\n",
@@ -205,7 +212,10 @@ pub async fn run(
         Err(why) if app.global.verbose => eprintln!("deep analysis: no churn signal: {why}"),
         Err(_) => {}
     }
-    let ranked = risk::rank(texts.iter().map(|(p, t)| (p.as_str(), t.as_str())), &context);
+    let ranked = risk::rank(
+        texts.iter().map(|(p, t)| (p.as_str(), t.as_str())),
+        &context,
+    );
     if app.global.verbose {
         for r in ranked.iter().take(RANKING_SHOWN) {
             eprintln!("risk {:>4} {}", r.score, r.file);
@@ -240,8 +250,9 @@ pub async fn run(
         model,
     );
 
-    let make_task =
-        |n: usize, item: plan::Item| task(n, item.analysis, &batches[item.batch], &ranked, &statics);
+    let make_task = |n: usize, item: plan::Item| {
+        task(n, item.analysis, &batches[item.batch], &ranked, &statics)
+    };
     let spent = if items.is_empty() {
         session::Spent::default()
     } else {

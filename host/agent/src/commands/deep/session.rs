@@ -22,7 +22,12 @@ use crate::assembly::{Approval, Frontend, assemble};
 use crate::cli::ProviderArgs;
 
 /// The tools the deep analysis' model may call.
-pub const TOOLS: &[&str] = &["read_file", "list_dir", "search", agent_findings::REPORT_FINDING];
+pub const TOOLS: &[&str] = &[
+    "read_file",
+    "list_dir",
+    "search",
+    agent_findings::REPORT_FINDING,
+];
 
 /// Model requests one conversation may make at most: one to report, a few
 /// to follow a flow with the read tools.
@@ -128,13 +133,20 @@ pub fn analyse(
         let turns = remaining.min(TURNS_PER_CONVERSATION);
         // A session's turn limit is fixed: the last conversations, with
         // less of the budget left, get a session of their own.
-        if session.as_ref().is_some_and(|s| s.max_turns != turns) {
-            if let Some(s) = session.take() {
-                close(s);
-            }
+        if session.as_ref().is_some_and(|s| s.max_turns != turns)
+            && let Some(s) = session.take()
+        {
+            close(s);
         }
         if session.is_none() {
-            session = Some(open(app, provider_args, provider, turns, &intake, &reached)?);
+            session = Some(open(
+                app,
+                provider_args,
+                provider,
+                turns,
+                &intake,
+                &reached,
+            )?);
         }
         let Some(s) = session.as_mut() else { break };
         if s.used {
