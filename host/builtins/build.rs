@@ -27,6 +27,11 @@ const BUILTINS: &[(&str, &str, &str)] = &[
     ("security-base", "security-base", "security_base"),
     ("log-analysis", "log-analysis-skill", "log_analysis_skill"),
     ("code-review", "code-review", "code_review"),
+    (
+        "security-deep",
+        "security-deep-skill",
+        "security_deep_skill",
+    ),
 ];
 
 fn main() {

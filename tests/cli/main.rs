@@ -646,6 +646,8 @@ mod manifest_signing;
 mod security;
 // `agent review`: a two-commit repository, findings through report_finding.
 mod review;
+// `agent security-audit --deep`: risk ranking, budget, redaction, attack chains.
+mod deep;
 // Hostile trees: bounded findings, unreadable directories, Latin-1 (issue 13).
 mod security_limits;
 // `--scanners secrets`: only the named scanners run; unknown names list the valid ones.

@@ -271,6 +271,19 @@ pub struct SecurityAuditArgs {
     /// (`secrets`) or qualified (`security-base/secrets`), `rules` or `deps`.
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     pub scanners: Option<Vec<String>>,
+    /// Deep analysis after the static pass: the model analyses the
+    /// highest-risk files (auth flow, taint, business logic) and related
+    /// findings are joined into attack chains (as config
+    /// `security.enable_llm_analysis`). Needs a provider and key as `agent run`.
+    #[arg(long)]
+    pub deep: bool,
+    /// The model requests the deep analysis may make (default: config
+    /// `security.max_llm_calls`, 20).
+    #[arg(long, value_name = "N")]
+    pub max_llm_calls: Option<u32>,
+    /// The model of the deep analysis.
+    #[command(flatten)]
+    pub provider_args: ProviderArgs,
 }
 
 /// Where the skill index is.

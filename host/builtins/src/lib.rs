@@ -70,6 +70,14 @@ const BUILTINS: &[Builtin] = &[
         digest: CODE_REVIEW_DIGEST,
         precompiled: CODE_REVIEW_PRECOMPILED,
     },
+    Builtin {
+        name: "security-deep",
+        manifest: include_str!(concat!(env!("OUT_DIR"), "/security_deep_skill/SKILL.yaml")),
+        files: SECURITY_DEEP_SKILL_FILES,
+        component: include_bytes!(concat!(env!("OUT_DIR"), "/security_deep_skill.wasm")),
+        digest: SECURITY_DEEP_SKILL_DIGEST,
+        precompiled: SECURITY_DEEP_SKILL_PRECOMPILED,
+    },
 ];
 
 /// Every built-in skill.
