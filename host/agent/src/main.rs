@@ -18,6 +18,7 @@ mod log_analysis;
 mod mcp_context;
 mod mcp_servers;
 mod mcp_tools;
+mod report_finding;
 mod scaffold;
 mod shadow;
 mod stdin_doc;

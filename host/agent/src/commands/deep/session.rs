@@ -85,7 +85,11 @@ fn open(
             timeout: None,
             tools: Some(TOOLS.iter().map(|t| (*t).to_string()).collect()),
             report_setup: app.global.verbose,
-            host_tools: vec![super::tool::source(intake.clone(), reached.clone())],
+            host_tools: vec![crate::report_finding::source(
+                super::tool::OWNER,
+                intake.clone(),
+                reached.clone(),
+            )],
         },
     )?;
     if !parts.explicit.iter().any(|s| s == super::tool::OWNER) {

@@ -110,7 +110,11 @@ pub fn review(
                 timeout,
                 tools: Some(READ_ONLY_TOOLS.iter().map(|t| (*t).to_string()).collect()),
                 report_setup: app.global.verbose && clients.is_empty(),
-                host_tools: vec![super::tool::source(intake.clone(), reached.clone())],
+                host_tools: vec![crate::report_finding::source(
+                    super::tool::OWNER,
+                    intake.clone(),
+                    reached.clone(),
+                )],
             },
         )?;
         if !parts.explicit.iter().any(|s| s == "code-review") {
