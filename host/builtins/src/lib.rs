@@ -70,6 +70,14 @@ const BUILTINS: &[Builtin] = &[
         digest: CODE_REVIEW_DIGEST,
         precompiled: CODE_REVIEW_PRECOMPILED,
     },
+    Builtin {
+        name: "apple-dev",
+        manifest: include_str!(concat!(env!("OUT_DIR"), "/apple_dev/SKILL.yaml")),
+        files: APPLE_DEV_FILES,
+        component: include_bytes!(concat!(env!("OUT_DIR"), "/apple_dev.wasm")),
+        digest: APPLE_DEV_DIGEST,
+        precompiled: APPLE_DEV_PRECOMPILED,
+    },
 ];
 
 /// Every built-in skill.

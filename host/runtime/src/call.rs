@@ -328,6 +328,12 @@ impl Runtime {
         tool: &str,
         input: &str,
     ) -> Result<(Result<ToolOutput, SkillError>, Vec<LogLine>), CallError> {
+        // A tool the manifest gates to other platforms (`tools[].platforms`)
+        // answers one sentence; its component is not even instantiated.
+        let host = agent_manifest::tool_platform::host_platform();
+        if let Some(refusal) = agent_manifest::tool_platform::refusal(&skill.manifest, tool, host) {
+            return Ok((Err(SkillError::Failed(refusal)), Vec::new()));
+        }
         let intent = match skill.manifest.tool(tool).map(|d| d.files) {
             Some(ToolFiles::None) => FileIntent::None,
             Some(ToolFiles::Read) => FileIntent::Read,
