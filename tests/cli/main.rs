@@ -790,3 +790,6 @@ mod mcp;
 
 // MCP tools in a model turn.
 mod mcp_run;
+
+// The built-in apple-dev skill (issue 19, items 1, 2, 3, 6): fake Xcode programs on PATH, platform gating.
+mod apple_dev;

@@ -38,7 +38,7 @@ pub fn parse_log(input: ParseLogInput) -> Result<String, ToolError> {
         .iter()
         .find(|b| !b.is_ascii_whitespace())
         == Some(&b'{');
-    let options = xcode_log::Options::default();
+    let options = run::options();
     let report = if starts_json {
         let mut text = String::new();
         reader

@@ -66,6 +66,15 @@ pub fn tail(text: &str) -> String {
     format!("[… {} bytes cut …]\n{}", start, &text[start..])
 }
 
+/// Parser options: paths under the project's host directory (when the host
+/// tells it, `AGENT_PROJECT_HOST_ROOT`) become project-relative.
+pub fn options() -> xcode_log::Options {
+    xcode_log::Options {
+        project_root: std::env::var(agent_skill_sdk::fs::HOST_ROOT_ENV).ok(),
+        ..xcode_log::Options::default()
+    }
+}
+
 /// The parsed form of a build or test log: summary, findings (Appendix C),
 /// failed tests, and counts.
 pub fn parsed(report: &xcode_log::Report) -> Value {
@@ -93,7 +102,7 @@ pub fn build(program: &str, args: Vec<String>, cwd: Option<&str>) -> Result<Stri
         log.push('\n');
         log.push_str(&out.stderr);
     }
-    let report = xcode_log::parse_str(&log, xcode_log::Options::default());
+    let report = xcode_log::parse_str(&log, options());
     let mut answer = json!({
         "command": shown(program, &args),
         "exit_code": out.exit_code,
