@@ -254,9 +254,11 @@ fn xcode_tools_on_macos_run_xcodebuild_with_checked_arguments() {
     assert_eq!(v["exit_code"], 65);
     assert_eq!(v["summary"]["build"], "failed", "{v:#}");
     let findings = v["findings"].as_array().expect("findings");
+    // The build's own (absolute) paths: the tool runs without a project mount.
+    let file = format!("{}/Demo/ContentView.swift", p.display());
     let view = findings
         .iter()
-        .find(|f| f["location"]["file"] == "Demo/ContentView.swift")
+        .find(|f| f["location"]["file"] == file.as_str())
         .unwrap_or_else(|| panic!("no ContentView.swift finding: {v:#}"));
     assert_eq!(view["location"]["start_line"], 14);
     assert_eq!(view["location"]["start_column"], 13);
@@ -572,7 +574,7 @@ fn agent_run_in_an_xcode_project_activates_apple_dev_and_gets_parsed_errors() {
     let stdout = ok(&out);
     let stderr = text(&out).1;
     assert!(
-        stderr.contains("apple-dev: file pattern `*.xcodeproj` matched `Demo.xcodeproj`"),
+        stderr.contains("apple-dev: file pattern `*.xcodeproj` matched `Demo.xcodeproj/`"),
         "{stderr}"
     );
     let bodies = model.bodies();
@@ -609,7 +611,7 @@ fn agent_run_in_an_xcode_project_activates_apple_dev_and_gets_parsed_errors() {
             .as_array()
             .expect("findings")
             .iter()
-            .any(|f| f["location"]["file"] == "Demo/ContentView.swift"
+            .any(|f| f["location"]["file"] == format!("{}/Demo/ContentView.swift", p.display())
                 && f["location"]["start_line"] == 14),
         "{parsed:#}"
     );
