@@ -22,7 +22,14 @@ use super::skills::system;
 use super::{code, ok, sandbox, write};
 
 /// The programs apple-dev may run; each gets a fake.
-const PROGRAMS: &[&str] = &["xcodebuild", "xcrun", "swift", "codesign", "security", "plutil"];
+const PROGRAMS: &[&str] = &[
+    "xcodebuild",
+    "xcrun",
+    "swift",
+    "codesign",
+    "security",
+    "plutil",
+];
 
 fn fixture(name: &str) -> String {
     std::fs::read_to_string(
@@ -70,7 +77,11 @@ exit "$(cat "$d/{program}.code" 2>/dev/null || echo 0)"
     fn replay(&self, program: &str, stdout: &str, stderr: &str, exit: i32) {
         write(self.bin.path(), &format!("{program}.out"), stdout);
         write(self.bin.path(), &format!("{program}.err"), stderr);
-        write(self.bin.path(), &format!("{program}.code"), &exit.to_string());
+        write(
+            self.bin.path(),
+            &format!("{program}.code"),
+            &exit.to_string(),
+        );
     }
 
     fn cmd(&self, args: &[&str]) -> Command {
@@ -134,7 +145,9 @@ fn apple_dev_off_macos_answers_one_sentence_and_swift_tools_still_work() {
     let out = a.call("sim_list", &json!({}), &["--allow", "shell:exec:xcrun"]);
     assert_eq!(code(&out), 1, "{:?}", text(&out));
     assert!(
-        text(&out).1.starts_with("error: apple-dev.sim_list failed: `sim_list` needs macOS"),
+        text(&out)
+            .1
+            .starts_with("error: apple-dev.sim_list failed: `sim_list` needs macOS"),
         "{:?}",
         text(&out)
     );
@@ -148,15 +161,17 @@ fn apple_dev_off_macos_answers_one_sentence_and_swift_tools_still_work() {
         &["--allow", "shell:exec:swift"],
     );
     let v = answer(&out);
-    assert_eq!(a.calls(), ["swift [build] [-c] [release] [--target] [DemoKit]"]);
+    assert_eq!(
+        a.calls(),
+        ["swift [build] [-c] [release] [--target] [DemoKit]"]
+    );
     assert_eq!(v["command"], "swift build -c release --target DemoKit");
     assert_eq!(v["exit_code"], 1);
     assert_eq!(v["succeeded"], false);
     assert_eq!(v["summary"]["build"], "failed", "{v:#}");
     let first = &v["findings"][0];
     assert_eq!(
-        first["location"]["file"],
-        "/home/dev/DemoKit/Sources/DemoKit/Formatter.swift",
+        first["location"]["file"], "/home/dev/DemoKit/Sources/DemoKit/Formatter.swift",
         "{v:#}"
     );
     assert_eq!(first["location"]["start_line"], 12, "{v:#}");
@@ -174,7 +189,10 @@ fn apple_dev_off_macos_answers_one_sentence_and_swift_tools_still_work() {
     let v = answer(&out);
     assert_eq!(a.calls().last().map(String::as_str), Some("swift [test]"));
     assert!(v["summary"]["tests_failed"].as_u64() >= Some(1), "{v:#}");
-    assert!(!v["failed_tests"].as_array().expect("failed").is_empty(), "{v:#}");
+    assert!(
+        !v["failed_tests"].as_array().expect("failed").is_empty(),
+        "{v:#}"
+    );
 
     // Flag injection: refused before swift runs.
     let before = a.calls().len();
@@ -198,9 +216,8 @@ fn apple_dev_off_macos_answers_one_sentence_and_swift_tools_still_work() {
 fn swift_tools_without_swift_say_how_to_install_it() {
     let a = Apple::new(None);
     let empty = tempfile::tempdir().expect("empty PATH");
-    let out = a
-        .sb
-        .agent_cmd(&[
+    let out =
+        a.sb.agent_cmd(&[
             "skill",
             "call",
             "apple-dev",
@@ -228,7 +245,8 @@ fn xcode_tools_on_macos_run_xcodebuild_with_checked_arguments() {
     let a = Apple::new(Some("darwin"));
     let p = a.sb.project.path().to_path_buf();
     // The log names files under the project, as a real build there would.
-    let log = fixture("xcodebuild-build-failed.log").replace("/Users/dev/Demo", &p.display().to_string());
+    let log =
+        fixture("xcodebuild-build-failed.log").replace("/Users/dev/Demo", &p.display().to_string());
     a.replay("xcodebuild", &log, "", 65);
     let input = json!({
         "project": "Demo.xcodeproj",
@@ -247,9 +265,11 @@ fn xcode_tools_on_macos_run_xcodebuild_with_checked_arguments() {
     let v = answer(&a.call("xcode_build", &input, &XCODEBUILD));
     assert_eq!(
         a.calls(),
-        ["xcodebuild [-project] [Demo.xcodeproj] [-scheme] [Demo] [-configuration] [Debug] \
+        [
+            "xcodebuild [-project] [Demo.xcodeproj] [-scheme] [Demo] [-configuration] [Debug] \
           [-destination] [platform=iOS Simulator,name=iPhone 16,OS=18.0] \
-          [CODE_SIGNING_ALLOWED=NO] [build]"]
+          [CODE_SIGNING_ALLOWED=NO] [build]"
+        ]
     );
     assert_eq!(v["exit_code"], 65);
     assert_eq!(v["summary"]["build"], "failed", "{v:#}");
@@ -262,11 +282,17 @@ fn xcode_tools_on_macos_run_xcodebuild_with_checked_arguments() {
         .unwrap_or_else(|| panic!("no ContentView.swift finding: {v:#}"));
     assert_eq!(view["location"]["start_line"], 14);
     assert_eq!(view["location"]["start_column"], 13);
-    assert!(!v.to_string().contains("\\u001b["), "colour codes left: {v:#}");
+    assert!(
+        !v.to_string().contains("\\u001b["),
+        "colour codes left: {v:#}"
+    );
 
     // Injection and escapes: refused, xcodebuild not run.
     for (bad, why) in [
-        (json!({"scheme": "-showBuildSettings"}), "scheme `-showBuildSettings` is refused"),
+        (
+            json!({"scheme": "-showBuildSettings"}),
+            "scheme `-showBuildSettings` is refused",
+        ),
         (
             json!({"scheme": "Demo", "extra_args": ["-derivedDataPath", "/tmp/x"]}),
             "extra_args entry `-derivedDataPath` is refused",
@@ -302,10 +328,16 @@ fn xcode_tools_on_macos_run_xcodebuild_with_checked_arguments() {
 
     // xcode_clean: no destination.
     a.replay("xcodebuild", "** CLEAN SUCCEEDED **\n", "", 0);
-    let v = answer(&a.call("xcode_clean", &json!({"workspace": "Demo.xcworkspace", "scheme": "Demo"}), &XCODEBUILD));
+    let v = answer(&a.call(
+        "xcode_clean",
+        &json!({"workspace": "Demo.xcworkspace", "scheme": "Demo"}),
+        &XCODEBUILD,
+    ));
     assert_eq!(
         a.calls().last().map(String::as_str),
-        Some("xcodebuild [-workspace] [Demo.xcworkspace] [-scheme] [Demo] [-configuration] [Debug] [clean]")
+        Some(
+            "xcodebuild [-workspace] [Demo.xcworkspace] [-scheme] [Demo] [-configuration] [Debug] [clean]"
+        )
     );
     assert_eq!(v["summary"]["build"], "succeeded", "{v:#}");
 }
@@ -365,10 +397,26 @@ fn simulator_codesign_and_xcrun_tools_on_macos() {
     // an xcrun tool off the allowlist: refused, nothing more ran.
     let before = a.calls().len();
     for (tool, input, why) in [
-        ("sim_boot", json!({"device_name": "--set"}), "device_name `--set` is refused"),
-        ("sim_install", json!({"app_path": "/tmp/Evil.app"}), "app_path `/tmp/Evil.app` is refused"),
-        ("xcrun", json!({"tool": "notarytool", "args": ["submit"]}), "xcrun tool `notarytool` is refused"),
-        ("xcrun", json!({"tool": "simctl", "args": ["spawn", "booted", "sh"]}), "simctl subcommand `spawn` is refused"),
+        (
+            "sim_boot",
+            json!({"device_name": "--set"}),
+            "device_name `--set` is refused",
+        ),
+        (
+            "sim_install",
+            json!({"app_path": "/tmp/Evil.app"}),
+            "app_path `/tmp/Evil.app` is refused",
+        ),
+        (
+            "xcrun",
+            json!({"tool": "notarytool", "args": ["submit"]}),
+            "xcrun tool `notarytool` is refused",
+        ),
+        (
+            "xcrun",
+            json!({"tool": "simctl", "args": ["spawn", "booted", "sh"]}),
+            "simctl subcommand `spawn` is refused",
+        ),
     ] {
         let out = a.call(tool, &input, &xcrun);
         assert_eq!(code(&out), 1, "{tool}: {:?}", text(&out));
@@ -417,7 +465,11 @@ fn project_info_and_parse_log_read_project_files_on_any_platform() {
     let a = Apple::new(None);
     let p = a.sb.project.path();
     write(p, "Demo.xcodeproj/project.pbxproj", PBXPROJ);
-    write(p, "Demo.xcodeproj/xcshareddata/xcschemes/Demo.xcscheme", "<Scheme/>\n");
+    write(
+        p,
+        "Demo.xcodeproj/xcshareddata/xcschemes/Demo.xcscheme",
+        "<Scheme/>\n",
+    );
     write(p, "logs/build.log", &fixture("xcodebuild-parallel.log"));
 
     let v = answer(&a.call("xcode_project_info", &json!({}), &["--allow", "file:read"]));
@@ -439,9 +491,17 @@ fn project_info_and_parse_log_read_project_files_on_any_platform() {
         v["junit"].as_str().unwrap_or_default().starts_with("<?xml"),
         "{v:#}"
     );
-    let out = a.call("xcode_parse_log", &json!({"path": "../outside.log"}), &["--allow", "file:read"]);
+    let out = a.call(
+        "xcode_parse_log",
+        &json!({"path": "../outside.log"}),
+        &["--allow", "file:read"],
+    );
     assert_eq!(code(&out), 1, "{:?}", text(&out));
-    assert!(text(&out).1.contains("`..` leaves the project"), "{:?}", text(&out));
+    assert!(
+        text(&out).1.contains("`..` leaves the project"),
+        "{:?}",
+        text(&out)
+    );
     assert!(a.calls().is_empty());
 }
 
@@ -454,9 +514,16 @@ fn swift_add_dep_edits_package_swift_and_shows_the_diff() {
     // Without file:write: refused, Package.swift unchanged.
     let out = a.call("swift_add_dep", &input, &["--allow", "file:read"]);
     assert_ne!(code(&out), 0, "{:?}", text(&out));
-    assert_eq!(std::fs::read_to_string(p.join("Package.swift")).expect("pkg"), PACKAGE);
+    assert_eq!(
+        std::fs::read_to_string(p.join("Package.swift")).expect("pkg"),
+        PACKAGE
+    );
 
-    let out = a.call("swift_add_dep", &input, &["--allow", "file:read", "--allow", "file:write"]);
+    let out = a.call(
+        "swift_add_dep",
+        &input,
+        &["--allow", "file:read", "--allow", "file:write"],
+    );
     let stdout = ok(&out);
     assert!(
         stdout.contains(
@@ -464,9 +531,15 @@ fn swift_add_dep_edits_package_swift_and_shows_the_diff() {
         ),
         "{stdout}"
     );
-    assert!(stdout.starts_with("added https://github.com/vapor/vapor.git to Package.swift"), "{stdout}");
+    assert!(
+        stdout.starts_with("added https://github.com/vapor/vapor.git to Package.swift"),
+        "{stdout}"
+    );
     let after = std::fs::read_to_string(p.join("Package.swift")).expect("pkg");
-    assert!(after.contains(".package(url: \"https://github.com/vapor/vapor.git\", from: \"4.0.0\"),"), "{after}");
+    assert!(
+        after.contains(".package(url: \"https://github.com/vapor/vapor.git\", from: \"4.0.0\"),"),
+        "{after}"
+    );
 }
 
 const PACKAGE: &str = r#"// swift-tools-version:5.10
@@ -529,7 +602,11 @@ const PBXPROJ: &str = r#"// !$*UTF8*$!
 /// A fixture Xcode project: the pbxproj and one Swift file.
 fn xcode_project(root: &Path) {
     write(root, "Demo.xcodeproj/project.pbxproj", PBXPROJ);
-    write(root, "Demo/ContentView.swift", "import SwiftUI\n\nstruct ContentView: View {\n    var body: some View { Text(greting) }\n}\n");
+    write(
+        root,
+        "Demo/ContentView.swift",
+        "import SwiftUI\n\nstruct ContentView: View {\n    var body: some View { Text(greting) }\n}\n",
+    );
 }
 
 fn run_in(a: &Apple, model: &Model, extra: &[&str]) -> Output {
@@ -560,16 +637,27 @@ fn agent_run_in_an_xcode_project_activates_apple_dev_and_gets_parsed_errors() {
     let a = Apple::new(Some("darwin"));
     let p: PathBuf = a.sb.project.path().to_path_buf();
     xcode_project(&p);
-    let log = fixture("xcodebuild-build-failed.log").replace("/Users/dev/Demo", &p.display().to_string());
+    let log =
+        fixture("xcodebuild-build-failed.log").replace("/Users/dev/Demo", &p.display().to_string());
     a.replay("xcodebuild", &log, "", 65);
     let model = Model::start(vec![
-        wire.tool("call_1", "xcode_build", &json!({"project": "Demo.xcodeproj", "scheme": "Demo"})),
+        wire.tool(
+            "call_1",
+            "xcode_build",
+            &json!({"project": "Demo.xcodeproj", "scheme": "Demo"}),
+        ),
         wire.answer("`greting` is a typo in ContentView.swift line 14."),
     ]);
     let out = run_in(
         &a,
         &model,
-        &["--prompt", "Why does the build fail?", "--verbose", "--allow", "shell:exec:xcodebuild"],
+        &[
+            "--prompt",
+            "Why does the build fail?",
+            "--verbose",
+            "--allow",
+            "shell:exec:xcodebuild",
+        ],
     );
     let stdout = ok(&out);
     let stderr = text(&out).1;
@@ -586,16 +674,27 @@ fn agent_run_in_an_xcode_project_activates_apple_dev_and_gets_parsed_errors() {
         "Protect shared mutable state with an `actor`",
         "`codesign_info {query: identities}` lists the valid signing identities",
     ] {
-        assert!(prompt.contains(fragment), "missing `{fragment}` in:\n{prompt}");
+        assert!(
+            prompt.contains(fragment),
+            "missing `{fragment}` in:\n{prompt}"
+        );
     }
     let tools = tool_names(&bodies[0]);
-    for t in ["xcode_build", "xcode_test", "sim_list", "swift_build", "xcode_parse_log"] {
+    for t in [
+        "xcode_build",
+        "xcode_test",
+        "sim_list",
+        "swift_build",
+        "xcode_parse_log",
+    ] {
         assert!(tools.iter().any(|n| n == t), "{t} not offered: {tools:?}");
     }
     assert_eq!(
         a.calls(),
-        ["xcodebuild [-project] [Demo.xcodeproj] [-scheme] [Demo] [-configuration] [Debug] \
-          [-destination] [platform=iOS Simulator,name=iPhone 16] [build]"]
+        [
+            "xcodebuild [-project] [Demo.xcodeproj] [-scheme] [Demo] [-configuration] [Debug] \
+          [-destination] [platform=iOS Simulator,name=iPhone 16] [build]"
+        ]
     );
     let evs = jsonl(&stdout);
     let result = evs
@@ -611,8 +710,10 @@ fn agent_run_in_an_xcode_project_activates_apple_dev_and_gets_parsed_errors() {
             .as_array()
             .expect("findings")
             .iter()
-            .any(|f| f["location"]["file"] == format!("{}/Demo/ContentView.swift", p.display())
-                && f["location"]["start_line"] == 14),
+            .any(
+                |f| f["location"]["file"] == format!("{}/Demo/ContentView.swift", p.display())
+                    && f["location"]["start_line"] == 14
+            ),
         "{parsed:#}"
     );
 }
@@ -628,8 +729,17 @@ fn agent_run_off_macos_offers_only_the_tools_that_work_and_archive_needs_approva
     let tools = tool_names(&model.bodies()[0]);
     assert!(tools.iter().any(|n| n == "swift_build"), "{tools:?}");
     assert!(tools.iter().any(|n| n == "xcode_project_info"), "{tools:?}");
-    for gated in ["xcode_build", "xcode_archive", "sim_list", "codesign_info", "xcrun"] {
-        assert!(!tools.iter().any(|n| n == gated), "{gated} offered on Linux: {tools:?}");
+    for gated in [
+        "xcode_build",
+        "xcode_archive",
+        "sim_list",
+        "codesign_info",
+        "xcrun",
+    ] {
+        assert!(
+            !tools.iter().any(|n| n == gated),
+            "{gated} offered on Linux: {tools:?}"
+        );
     }
 
     // macOS, headless, no grant: xcode_archive asks, is refused, never runs.
@@ -647,4 +757,59 @@ fn agent_run_off_macos_offers_only_the_tools_that_work_and_archive_needs_approva
     assert_eq!(approval["tool"], "xcode_archive", "{approval}");
     assert_eq!(approval["approved"], false, "{approval}");
     assert!(a.calls().is_empty(), "{:?}", a.calls());
+
+    // swift_add_dep asks too: refused headless, Package.swift untouched.
+    write(a.sb.project.path(), "Package.swift", PACKAGE);
+    let model = Model::start(vec![
+        wire.tool(
+            "call_1",
+            "swift_add_dep",
+            &json!({"url": "https://github.com/vapor/vapor.git", "version": "4.0.0"}),
+        ),
+        wire.answer("Not added."),
+    ]);
+    let evs = jsonl(&ok(&run_in(
+        &a,
+        &model,
+        &["--prompt", "Add vapor to the package"],
+    )));
+    let approval = evs
+        .iter()
+        .find(|e| e["type"] == "approval")
+        .expect("an approval event");
+    assert_eq!(approval["tool"], "swift_add_dep", "{approval}");
+    assert_eq!(approval["approved"], false, "{approval}");
+    assert_eq!(
+        std::fs::read_to_string(a.sb.project.path().join("Package.swift")).expect("pkg"),
+        PACKAGE
+    );
+
+    // Granted (`--allow shell:exec:xcodebuild` approves in CI): the archive runs.
+    a.replay("xcodebuild", "** ARCHIVE SUCCEEDED **\n", "", 0);
+    let model = Model::start(vec![
+        wire.tool("call_1", "xcode_archive", &json!({"scheme": "Demo"})),
+        wire.answer("Archived."),
+    ]);
+    let evs = jsonl(&ok(&run_in(
+        &a,
+        &model,
+        &[
+            "--prompt",
+            "Archive the app",
+            "--allow",
+            "shell:exec:xcodebuild",
+        ],
+    )));
+    let result = evs
+        .iter()
+        .find(|e| e["type"] == "tool_result")
+        .expect("a tool result");
+    assert_eq!(result["is_error"], false, "{result}");
+    assert_eq!(
+        a.calls(),
+        [
+            "xcodebuild [-scheme] [Demo] [-configuration] [Release] [-destination] \
+          [generic/platform=iOS] [-archivePath] [build/Demo.xcarchive] [archive]"
+        ]
+    );
 }

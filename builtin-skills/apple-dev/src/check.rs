@@ -77,7 +77,11 @@ pub fn project_path(what: &str, value: &str) -> Result<String, ToolError> {
 pub fn project_path_with(what: &str, value: &str, extension: &str) -> Result<String, ToolError> {
     let path = project_path(what, value)?;
     if !path.ends_with(extension) {
-        return Err(refuse(what, value, &format!("expected a `{extension}` path")));
+        return Err(refuse(
+            what,
+            value,
+            &format!("expected a `{extension}` path"),
+        ));
     }
     Ok(path)
 }
@@ -219,7 +223,10 @@ mod tests {
         assert!(project_path("project", "../x.xcodeproj").is_err());
         assert!(project_path("project", "/etc/passwd").is_err());
         assert!(project_path("project", "a/../../b").is_err());
-        assert_eq!(project_path("p", "./App/App.xcodeproj").unwrap(), "App/App.xcodeproj");
+        assert_eq!(
+            project_path("p", "./App/App.xcodeproj").unwrap(),
+            "App/App.xcodeproj"
+        );
         assert!(build_setting("-derivedDataPath").is_err());
         assert!(build_setting("archive").is_err());
         assert!(build_setting("CODE_SIGNING_ALLOWED=NO").is_ok());

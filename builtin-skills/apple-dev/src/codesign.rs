@@ -167,8 +167,7 @@ pub fn xcrun_argv(input: &XcrunInput) -> Result<Vec<String>, ToolError> {
         }
         // A path (or an option's `=path`) must stay inside the project.
         let value = a.split_once('=').map_or(a.as_str(), |(_, v)| v);
-        if value.starts_with('/') || value.starts_with('~') || value.split('/').any(|p| p == "..")
-        {
+        if value.starts_with('/') || value.starts_with('~') || value.split('/').any(|p| p == "..") {
             return Err(ToolError::invalid_input(format!(
                 "argument `{a}` is refused: paths must be relative and stay inside the project"
             )));

@@ -29,8 +29,7 @@ pub struct ProjectInfoInput {
 pub fn parse_log(input: ParseLogInput) -> Result<String, ToolError> {
     let rel = check::project_path("path", &input.path)?;
     let path = fs::project_path(&rel)?;
-    let file = std::fs::File::open(&path)
-        .map_err(|e| fs::io_error(&e, &path, fs::Access::Read))?;
+    let file = std::fs::File::open(&path).map_err(|e| fs::io_error(&e, &path, fs::Access::Read))?;
     let mut reader = BufReader::with_capacity(1 << 16, file);
     let starts_json = reader
         .fill_buf()
@@ -142,9 +141,15 @@ pub fn project_info(input: ProjectInfoInput) -> Result<String, ToolError> {
     let pbx = fs::read_to_string(&format!("{project}/project.pbxproj"))?;
     let parsed = parse_pbxproj(&pbx);
     let mut schemes = BTreeSet::new();
-    let mut dirs = vec![fs::project_path(&format!("{project}/xcshareddata/xcschemes"))?];
+    let mut dirs = vec![fs::project_path(&format!(
+        "{project}/xcshareddata/xcschemes"
+    ))?];
     if let Ok(users) = std::fs::read_dir(fs::project_path(&format!("{project}/xcuserdata"))?) {
-        dirs.extend(users.filter_map(Result::ok).map(|u| u.path().join("xcschemes")));
+        dirs.extend(
+            users
+                .filter_map(Result::ok)
+                .map(|u| u.path().join("xcschemes")),
+        );
     }
     for dir in dirs {
         for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
@@ -216,6 +221,9 @@ mod tests {
                 ("DemoTests".to_string(), "bundle.unit-test".to_string())
             ]
         );
-        assert_eq!(p.configurations.into_iter().collect::<Vec<_>>(), ["Debug", "Release"]);
+        assert_eq!(
+            p.configurations.into_iter().collect::<Vec<_>>(),
+            ["Debug", "Release"]
+        );
     }
 }

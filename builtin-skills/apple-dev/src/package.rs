@@ -19,7 +19,8 @@ pub struct AddDep {
 /// The URL as Package.swift spells it: https, ssh or `git@host:path`, no
 /// quote, backslash, space or interpolation.
 fn check_url(url: &str) -> Result<(), ToolError> {
-    let scheme_ok = url.starts_with("https://") || url.starts_with("ssh://") || url.starts_with("git@");
+    let scheme_ok =
+        url.starts_with("https://") || url.starts_with("ssh://") || url.starts_with("git@");
     let chars_ok = url
         .chars()
         .all(|c| c.is_ascii_graphic() && !matches!(c, '"' | '\\' | '(' | ')' | '$'));
@@ -160,9 +161,10 @@ pub fn add(manifest: &str, url: &str, requirement: &str) -> Result<String, ToolE
         .into_iter()
         .find(|(at, d)| *at > package_at && *d == inside);
     if let Some((at, _)) = deps {
-        let open = at + manifest[at..].find('[').ok_or_else(|| {
-            ToolError::failed("Package.swift: `dependencies:` is not followed by `[`")
-        })?;
+        let open = at
+            + manifest[at..].find('[').ok_or_else(|| {
+                ToolError::failed("Package.swift: `dependencies:` is not followed by `[`")
+            })?;
         let indent = line_indent(manifest, at);
         let after = &manifest[open + 1..];
         let empty = after.trim_start().starts_with(']');
@@ -177,7 +179,9 @@ pub fn add(manifest: &str, url: &str, requirement: &str) -> Result<String, ToolE
             format!(
                 "{}[\n{indent}    {entry},{}",
                 &manifest[..open],
-                after.strip_prefix('\n').map_or(after.to_string(), |a| format!("\n{a}"))
+                after
+                    .strip_prefix('\n')
+                    .map_or(after.to_string(), |a| format!("\n{a}"))
             )
         };
         return Ok(text);
@@ -283,18 +287,36 @@ let package = Package(
 
     #[test]
     fn a_dependency_goes_into_the_package_list() {
-        let new = add(PACKAGE, "https://github.com/vapor/vapor.git", "from: \"4.0.0\"").unwrap();
+        let new = add(
+            PACKAGE,
+            "https://github.com/vapor/vapor.git",
+            "from: \"4.0.0\"",
+        )
+        .unwrap();
         assert!(new.contains(
             "    dependencies: [\n        .package(url: \"https://github.com/vapor/vapor.git\", from: \"4.0.0\"),\n        .package(url: \"https://github.com/apple/swift-log.git\""
         ), "{new}");
         let d = diff("Package.swift", PACKAGE, &new);
-        assert!(d.contains("+        .package(url: \"https://github.com/vapor/vapor.git\", from: \"4.0.0\"),\n"), "{d}");
-        assert!(add(&new, "https://github.com/vapor/vapor.git", "from: \"4.0.0\"").is_err());
+        assert!(
+            d.contains(
+                "+        .package(url: \"https://github.com/vapor/vapor.git\", from: \"4.0.0\"),\n"
+            ),
+            "{d}"
+        );
+        assert!(
+            add(
+                &new,
+                "https://github.com/vapor/vapor.git",
+                "from: \"4.0.0\""
+            )
+            .is_err()
+        );
     }
 
     #[test]
     fn without_dependencies_a_list_is_added_before_targets() {
-        let pkg = "let package = Package(\n    name: \"X\",\n    targets: [.target(name: \"X\")]\n)\n";
+        let pkg =
+            "let package = Package(\n    name: \"X\",\n    targets: [.target(name: \"X\")]\n)\n";
         let new = add(pkg, "https://example.com/a.git", "branch: \"main\"").unwrap();
         assert_eq!(
             new,

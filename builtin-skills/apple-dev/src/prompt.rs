@@ -10,9 +10,17 @@ pub struct Prompt;
 
 /// (title, text, priority): lower priority is kept first.
 pub const FRAGMENTS: &[(&str, &str, i32)] = &[
-    ("Apple platform development", include_str!("../prompts/system.md"), 0),
+    (
+        "Apple platform development",
+        include_str!("../prompts/system.md"),
+        0,
+    ),
     ("SwiftUI", include_str!("../prompts/swiftui.md"), 20),
-    ("Swift concurrency", include_str!("../prompts/concurrency.md"), 30),
+    (
+        "Swift concurrency",
+        include_str!("../prompts/concurrency.md"),
+        30,
+    ),
     ("Code signing", include_str!("../prompts/signing.md"), 40),
     ("UIKit", include_str!("../prompts/uikit.md"), 50),
 ];

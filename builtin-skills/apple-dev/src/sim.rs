@@ -189,7 +189,9 @@ pub fn log(input: LogInput) -> Result<String, ToolError> {
         ));
     }
     let last = format!("{minutes}m");
-    let mut args = simctl(&["spawn", &d, "log", "show", "--style", "compact", "--last", &last]);
+    let mut args = simctl(&[
+        "spawn", &d, "log", "show", "--style", "compact", "--last", &last,
+    ]);
     if let Some(p) = &input.predicate {
         check::not_a_flag("predicate", p)?;
         if p.chars().any(char::is_control) || p.trim().is_empty() {

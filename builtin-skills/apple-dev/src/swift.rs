@@ -159,7 +159,8 @@ mod tests {
         let bad: SwiftInput = serde_json::from_str(r#"{"target": "--disable-sandbox"}"#).unwrap();
         assert!(argv(&bad, "build").is_err());
         let bad: SwiftInput =
-            serde_json::from_str(r#"{"extra_args": ["-Xswiftc", "-load-plugin-library"]}"#).unwrap();
+            serde_json::from_str(r#"{"extra_args": ["-Xswiftc", "-load-plugin-library"]}"#)
+                .unwrap();
         assert!(argv(&bad, "build").is_err());
     }
 }
