@@ -431,7 +431,7 @@ fn an_unknown_nested_key_names_its_path_and_line() {
         ),
         Some(12),
         "tools[1].approval",
-        "unknown field `approval` (expected one of: name, description, input_schema_file, requires_approval, files)",
+        "unknown field `approval` (expected one of: name, description, input_schema_file, requires_approval, files, platforms)",
     );
     check(
         &with("triggers:\n  file: ['*.rs']\n"),
