@@ -813,3 +813,123 @@ fn agent_run_off_macos_offers_only_the_tools_that_work_and_archive_needs_approva
         ]
     );
 }
+
+#[test]
+fn every_other_tool_runs_its_exact_argument_vector_on_macos() {
+    let a = Apple::new(Some("darwin"));
+    let xcrun = ["--allow", "shell:exec:xcrun"];
+    let udid = "5A1C2E3F-0B4D-4E6F-8A9B-0C1D2E3F4A5B";
+    a.replay("xcrun", "", "", 0);
+    ok(&a.call("sim_boot", &json!({"device_udid": udid}), &xcrun));
+    ok(&a.call("sim_shutdown", &json!({}), &xcrun));
+    let out = a.call(
+        "sim_install",
+        &json!({"device_name": "iPhone 16", "app_path": "build/Debug-iphonesimulator/Demo.app"}),
+        &xcrun,
+    );
+    assert_eq!(
+        ok(&out),
+        "$ xcrun simctl install 'iPhone 16' build/Debug-iphonesimulator/Demo.app\n\
+         installed build/Debug-iphonesimulator/Demo.app on iPhone 16\n"
+    );
+    ok(&a.call(
+        "sim_screenshot",
+        &json!({"output_path": "shots/home.png"}),
+        &xcrun,
+    ));
+    a.replay(
+        "xcrun",
+        "Timestamp               Ty Process[PID:TID]\n2026-11-25 10:00:01.123 E  Demo[4242:1a2b] [com.example.Demo:net] request failed: offline\n",
+        "",
+        0,
+    );
+    let out = a.call(
+        "sim_log",
+        &json!({"predicate": "subsystem == \"com.example.Demo\"", "last_minutes": 10}),
+        &xcrun,
+    );
+    assert!(ok(&out).contains("request failed: offline"));
+    a.replay("xcrun", &fixture("xcresult-summary.json"), "", 0);
+    let out = a.call(
+        "xcrun",
+        &json!({"tool": "xcresulttool", "args": ["get", "test-results", "summary", "--path", "build/Demo.xcresult"]}),
+        &xcrun,
+    );
+    assert!(
+        ok(&out).starts_with(
+            "$ xcrun xcresulttool get test-results summary --path build/Demo.xcresult\n"
+        )
+    );
+    assert_eq!(
+        a.calls(),
+        [
+            format!("xcrun [simctl] [boot] [{udid}]"),
+            "xcrun [simctl] [shutdown] [booted]".to_string(),
+            "xcrun [simctl] [install] [iPhone 16] [build/Debug-iphonesimulator/Demo.app]"
+                .to_string(),
+            "xcrun [simctl] [io] [booted] [screenshot] [shots/home.png]".to_string(),
+            "xcrun [simctl] [spawn] [booted] [log] [show] [--style] [compact] [--last] [10m] \
+             [--predicate] [subsystem == \"com.example.Demo\"]"
+                .to_string(),
+            "xcrun [xcresulttool] [get] [test-results] [summary] [--path] [build/Demo.xcresult]"
+                .to_string(),
+        ]
+    );
+
+    // Code signing: entitlements and the embedded profile.
+    a.replay(
+        "codesign",
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\"><dict><key>get-task-allow</key><true/></dict></plist>\n",
+        "Executable=/tmp/build/Demo.app/Demo\n",
+        0,
+    );
+    let out = a.call(
+        "codesign_info",
+        &json!({"query": "entitlements", "app_path": "build/Demo.app"}),
+        &["--allow", "shell:exec:codesign"],
+    );
+    assert!(ok(&out).contains("<key>get-task-allow</key><true/>"));
+    a.replay(
+        "security",
+        "<plist version=\"1.0\"><dict><key>Name</key><string>Demo Dev</string></dict></plist>\n",
+        "",
+        0,
+    );
+    let out = a.call(
+        "codesign_info",
+        &json!({"query": "profiles", "app_path": "build/Demo.app"}),
+        &["--allow", "shell:exec:security"],
+    );
+    assert!(ok(&out).contains("<string>Demo Dev</string>"));
+    let calls = a.calls();
+    assert_eq!(
+        &calls[calls.len() - 2..],
+        [
+            "codesign [--display] [--entitlements] [-] [--xml] [build/Demo.app]",
+            "security [cms] [-D] [-i] [build/Demo.app/embedded.mobileprovision]",
+        ]
+    );
+
+    // SwiftPM on macOS: Swift Testing output, and resolve.
+    let swift = ["--allow", "shell:exec:swift"];
+    a.replay("swift", &fixture("swift-testing-macos.log"), "", 1);
+    let v = answer(&a.call(
+        "swift_test",
+        &json!({"package_path": "Packages/Parser", "target": "ParserTests", "extra_args": ["--parallel"]}),
+        &swift,
+    ));
+    assert_eq!(
+        a.calls().last().map(String::as_str),
+        Some(
+            "swift [test] [--package-path] [Packages/Parser] [--filter] [ParserTests] [--parallel]"
+        )
+    );
+    assert_eq!(v["summary"]["tests_failed"], 1, "{v:#}");
+    a.replay("swift", "Fetching https://github.com/apple/swift-log.git\nComputed https://github.com/apple/swift-log.git at 1.6.1 (0.42s)\n", "", 0);
+    let out = a.call("swift_resolve", &json!({}), &swift);
+    assert!(ok(&out).starts_with("$ swift package resolve\nFetching"));
+    assert_eq!(
+        a.calls().last().map(String::as_str),
+        Some("swift [package] [resolve]")
+    );
+}
