@@ -480,6 +480,7 @@ fn project_info_and_parse_log_read_project_files_on_any_platform() {
     );
     assert_eq!(v["configurations"], json!(["Debug", "Release"]));
     assert_eq!(v["schemes"], json!(["Demo"]));
+    assert_eq!(v["source"], "project.pbxproj and xcschemes");
 
     let v = answer(&a.call(
         "xcode_parse_log",
@@ -932,4 +933,46 @@ fn every_other_tool_runs_its_exact_argument_vector_on_macos() {
         a.calls().last().map(String::as_str),
         Some("swift [package] [resolve]")
     );
+}
+
+#[test]
+fn project_info_on_macos_asks_xcodebuild_list() {
+    let a = Apple::new(Some("darwin"));
+    a.replay(
+        "xcodebuild",
+        r#"{
+  "project" : {
+    "configurations" : [
+      "Debug",
+      "Release"
+    ],
+    "name" : "Demo",
+    "schemes" : [
+      "Demo",
+      "DemoKit"
+    ],
+    "targets" : [
+      "Demo",
+      "DemoKit",
+      "DemoTests"
+    ]
+  }
+}
+"#,
+        "",
+        0,
+    );
+    let v = answer(&a.call(
+        "xcode_project_info",
+        &json!({"project": "Demo.xcodeproj"}),
+        &["--allow", "shell:exec:xcodebuild"],
+    ));
+    assert_eq!(
+        a.calls(),
+        ["xcodebuild [-list] [-json] [-project] [Demo.xcodeproj]"]
+    );
+    assert_eq!(v["source"], "xcodebuild -list -json");
+    assert_eq!(v["schemes"], json!(["Demo", "DemoKit"]));
+    assert_eq!(v["targets"], json!(["Demo", "DemoKit", "DemoTests"]));
+    assert_eq!(v["configurations"], json!(["Debug", "Release"]));
 }

@@ -130,10 +130,19 @@ fn find_project() -> Result<String, ToolError> {
     }
 }
 
-/// `xcode_project_info`: targets and configurations from the `.pbxproj`,
-/// schemes from `xcshareddata/xcschemes` (and the user's own schemes).
-/// It reads files only, so it answers the same on every platform.
+/// The host's platform as it tells every call (`AGENT_HOST_PLATFORM`).
+pub fn on_macos() -> bool {
+    std::env::var("AGENT_HOST_PLATFORM").is_ok_and(|p| p == "darwin")
+}
+
+/// `xcode_project_info`: on macOS what `xcodebuild -list -json` says
+/// (schemes Xcode would create included); elsewhere targets and
+/// configurations from the `.pbxproj`, schemes from
+/// `xcshareddata/xcschemes` (and the user's own schemes).
 pub fn project_info(input: ProjectInfoInput) -> Result<String, ToolError> {
+    if on_macos() {
+        return xcodebuild_list(input.project.as_deref());
+    }
     let project = match &input.project {
         Some(p) => check::project_path_with("project", p, ".xcodeproj")?,
         None => find_project()?,
@@ -174,6 +183,29 @@ pub fn project_info(input: ProjectInfoInput) -> Result<String, ToolError> {
         "schemes": schemes,
         "schemes_autocreated": autocreated,
         "source": "project.pbxproj and xcschemes",
+    });
+    serde_json::to_string_pretty(&answer).map_err(|e| ToolError::failed(e.to_string()))
+}
+
+/// `xcodebuild -list -json [-project P]`, its JSON answered with the source.
+fn xcodebuild_list(project: Option<&str>) -> Result<String, ToolError> {
+    let mut args = vec!["-list".to_string(), "-json".to_string()];
+    if let Some(p) = project {
+        args.extend([
+            "-project".to_string(),
+            check::project_path_with("project", p, ".xcodeproj")?,
+        ]);
+    }
+    let out = run::plain("xcodebuild", args, None)?;
+    let listed: serde_json::Value = serde_json::from_str(&out)
+        .map_err(|e| ToolError::failed(format!("xcodebuild -list -json printed no JSON: {e}")))?;
+    let p = &listed["project"];
+    let answer = json!({
+        "project": p["name"],
+        "targets": p["targets"],
+        "configurations": p["configurations"],
+        "schemes": p["schemes"],
+        "source": "xcodebuild -list -json",
     });
     serde_json::to_string_pretty(&answer).map_err(|e| ToolError::failed(e.to_string()))
 }

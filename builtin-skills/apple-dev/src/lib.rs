@@ -4,7 +4,8 @@
 //!   `xcode_archive`, `xcode_clean`), simulators (`sim_*`), SwiftPM
 //!   (`swift_build`, `swift_test`, `swift_resolve`, `swift_add_dep`), code
 //!   signing (`codesign_info`, `codesign_verify`), an allowlisted `xcrun`,
-//!   and two that only read files (`xcode_project_info`,
+//!   and two offered everywhere that read files (`xcode_project_info`,
+//!   which on macOS asks `xcodebuild -list -json` instead, and
 //!   `xcode_parse_log`). Programs run only through the host's `exec`
 //!   import, as argument vectors; [`check`] refuses every value that could
 //!   become an option, leave the project, or is not a valid destination.
@@ -34,7 +35,7 @@ pub fn tools() -> Toolbox {
         .tool("xcode_test", "Run an Xcode scheme's tests with xcodebuild (needs Xcode); returns test results and failures", include_str!("../schemas/xcodebuild.json"), xcode::test)
         .add_tool(Tool::new("xcode_archive", "Archive a scheme for distribution with xcodebuild (needs Xcode and code signing)", include_str!("../schemas/xcodebuild.json"), xcode::archive).requires_approval(true))
         .tool("xcode_clean", "Clean a scheme's build products with xcodebuild (needs Xcode)", include_str!("../schemas/xcodebuild.json"), xcode::clean)
-        .tool("xcode_project_info", "Targets, schemes and build configurations of an Xcode project, read from its .pbxproj and scheme files (every platform)", include_str!("../schemas/xcode_project_info.json"), inspect::project_info)
+        .tool("xcode_project_info", "Targets, schemes and build configurations of an Xcode project (xcodebuild -list -json on macOS, its .pbxproj and scheme files elsewhere)", include_str!("../schemas/xcode_project_info.json"), inspect::project_info)
         .tool("xcode_parse_log", "Parse an xcodebuild or swift build/test log (or xcresulttool JSON) into errors, warnings and test results", include_str!("../schemas/xcode_parse_log.json"), inspect::parse_log)
         .tool("sim_list", "List iOS/watchOS/tvOS simulators and their states (xcrun simctl, needs Xcode)", include_str!("../schemas/sim_list.json"), sim::list)
         .tool("sim_boot", "Boot a simulator by name or UDID (xcrun simctl, needs Xcode)", include_str!("../schemas/sim_device.json"), sim::boot)

@@ -16,6 +16,11 @@ use crate::{Manifest, Platform, ToolDecl};
 /// The variable a debug build reads in place of the machine's platform.
 pub const TEST_PLATFORM_VAR: &str = "AGENT_TEST_PLATFORM";
 
+/// The variable every call's guest environment holds: [`host_platform`]'s
+/// manifest spelling (`darwin`, `linux`, `windows`), so that a tool offered
+/// everywhere can choose its way (apple-dev's `xcode_project_info`).
+pub const GUEST_PLATFORM_ENV: &str = "AGENT_HOST_PLATFORM";
+
 /// The platform tools are gated against: the machine's, or in a debug build
 /// [`TEST_PLATFORM_VAR`]'s when set to a platform name.
 pub fn host_platform() -> Option<Platform> {
