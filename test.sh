@@ -96,10 +96,12 @@ cargo clippy --locked --target wasm32-wasip2 --target-dir target/guests \
   -p agent-skill-sdk -p core-tools -p git-skill -p security-base -p rust-hello -p hipaa-compliance -p kubernetes -p rfc-writer -p guest-hostile -p guest-sockets -p guest-later -p guest-hooks -p guest-hook-only -p guest-prompt -p guest-workflow -p guest-transform -p guest-fetcher -p guest-scan-hook -p guest-exec-hostile -p guest-git-hostile -p guest-fs-hostile -p guest-syntax-hostile -p guest-budget -p guest-self-edit -p log-analysis-skill -p security-deep-skill -- -D warnings
 # the Xcode build-log parser (a library the apple-dev component links)
 cargo clippy --locked --target wasm32-wasip2 --target-dir target/guests -p xcode-log -- -D warnings
+cargo clippy --locked --target wasm32-wasip2 --target-dir target/guests -p apple-dev -- -D warnings
 
 say "tests: guest crates' own unit tests (native)"
 cargo test --locked -p agent-skill-sdk -p core-tools -p rust-hello -p git-skill -p security-base -p hipaa-compliance -p kubernetes -p rfc-writer
 cargo test --locked -p code-review
+cargo test --locked -p apple-dev
 
 say "tests: host crates, integration suite (real components in the real host), CLI"
 cargo test --locked

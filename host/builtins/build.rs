@@ -32,6 +32,7 @@ const BUILTINS: &[(&str, &str, &str)] = &[
         "security-deep-skill",
         "security_deep_skill",
     ),
+    ("apple-dev", "apple-dev", "apple_dev"),
 ];
 
 fn main() {
@@ -51,7 +52,13 @@ fn run() -> Result<(), String> {
     let out_dir = PathBuf::from(env("OUT_DIR")?);
     let guest_target = workspace.join("target").join("guests");
 
-    for watched in ["wit", "sdk-rust/src", "sdk-rust/Cargo.toml", "Cargo.lock"] {
+    for watched in [
+        "wit",
+        "sdk-rust/src",
+        "sdk-rust/Cargo.toml",
+        "Cargo.lock",
+        "builtin-skills/xcode-log/src",
+    ] {
         println!(
             "cargo:rerun-if-changed={}",
             workspace.join(watched).display()

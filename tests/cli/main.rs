@@ -800,3 +800,5 @@ mod ci_examples;
 
 // `agent review`'s smaller gaps (issue 17): --jobs, demoted findings, --base, Ollama, run-mode formats, --since/--until.
 mod review_more;
+// The built-in apple-dev skill (issue 19, items 1, 2, 3, 6): fake Xcode programs on PATH, platform gating.
+mod apple_dev;
