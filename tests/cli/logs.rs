@@ -471,3 +471,44 @@ fn templates_jsonl_of_generated_logs_groups_at_least_95_percent_of_lines_right()
     let accuracy = corpus::grouping_accuracy(&predicted, &truth);
     assert!(accuracy >= 0.95, "grouping accuracy {accuracy}");
 }
+
+#[test]
+fn a_plain_run_carries_no_mode_skills_instructions() {
+    // The built-in skills of `agent logs`, `agent review` and `security-audit --deep` name
+    // tools only those modes offer: a plain `agent run` must not send their instructions.
+    let rt = tokio_rt();
+    let server = rt
+        .block_on(ModelServer::start(vec![Wire::Anthropic.answer("hello")]))
+        .expect("server");
+    let dir = tempfile::tempdir().expect("tmp");
+    let out = agent_in(
+        dir.path(),
+        &[
+            "run",
+            "-p",
+            "Find the root cause of the slow build",
+            "--provider",
+            "anthropic",
+            "--model",
+            "m",
+            "--base-url",
+            server.url(),
+        ],
+        None,
+    );
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 1);
+    let system = reqs[0].body["system"].to_string();
+    for instructions in [
+        "You are analysing logs for an incident",
+        "report_incident",
+        "report_finding",
+    ] {
+        assert!(
+            !system.contains(instructions),
+            "a plain run carries `{instructions}`:\n{system}"
+        );
+    }
+}

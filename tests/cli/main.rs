@@ -646,6 +646,8 @@ mod manifest_signing;
 mod security;
 // `agent review`: a two-commit repository, findings through report_finding.
 mod review;
+// `agent security-audit --deep`: risk ranking, budget, redaction, attack chains.
+mod deep;
 // Hostile trees: bounded findings, unreadable directories, Latin-1 (issue 13).
 mod security_limits;
 // `--scanners secrets`: only the named scanners run; unknown names list the valid ones.
@@ -783,6 +785,8 @@ pub(crate) fn run_jsonl<'a>(url: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
 
 // SKILL.md instruction skills, the content scan, the writable store (issue 20, items 2-4).
 mod skillmd;
+mod skillmd_fork;
+mod skillmd_index_ops;
 mod skillmd_registry;
 
 // MCP servers (issue 20, item 1): config.toml and .mcp.json, grants, real npm servers, failures.
@@ -790,3 +794,11 @@ mod mcp;
 
 // MCP tools in a model turn.
 mod mcp_run;
+
+// docs/ci/: the GitHub, GitLab and Jenkins examples checked and their `agent` commands run (issue 17, item 4).
+mod ci_examples;
+
+// `agent review`'s smaller gaps (issue 17): --jobs, demoted findings, --base, Ollama, run-mode formats, --since/--until.
+mod review_more;
+// The built-in apple-dev skill (issue 19, items 1, 2, 3, 6): fake Xcode programs on PATH, platform gating.
+mod apple_dev;

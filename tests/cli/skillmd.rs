@@ -80,7 +80,7 @@ fn skillmd_info_shows_every_field_unknown_keys_and_eligibility() {
         "  type:       instructions (SKILL.md)",
         "  signature:  unsigned instructions (SKILL.md: content scan + grants)",
         "  context:    inline",
-        "  model:      test-model-for-full (not applied in this version: the session's model is used)",
+        "  model:      test-model-for-full (the turn's requests once it is loaded)",
         "  tools:      exec, read_file",
         "  allowed tools (a constraint while it is active): read_file, load_skill, read_skill_file",
         "  invocation: /full by the user; by the model (load_skill)",

@@ -11,10 +11,10 @@ use agent_tests::{Sandbox, copy_tree, text};
 use super::registry::s;
 use super::{code, ok, sandbox, write};
 
-const PLAIN: &str = "---\nname: plain\ndescription: Plain instructions. Use for fixture tests.\nmetadata:\n  version: \"1.2.0\"\n---\nPLAIN-BODY-MARKER: say \"plain loaded\".\n";
+pub(super) const PLAIN: &str = "---\nname: plain\ndescription: Plain instructions. Use for fixture tests.\nmetadata:\n  version: \"1.2.0\"\n---\nPLAIN-BODY-MARKER: say \"plain loaded\".\n";
 
 /// A key made at test time (trusted by this sandbox's user) and an empty index.
-fn index_and_key(sb: &Sandbox) -> (PathBuf, PathBuf) {
+pub(super) fn index_and_key(sb: &Sandbox) -> (PathBuf, PathBuf) {
     let keys = sb.home.path().join("publisher-keys");
     ok(&sb.agent(&[
         "keys",
@@ -30,7 +30,7 @@ fn index_and_key(sb: &Sandbox) -> (PathBuf, PathBuf) {
     (index, keys.join("publisher.key"))
 }
 
-fn publish(
+pub(super) fn publish(
     sb: &Sandbox,
     dir: &Path,
     key: &Path,
@@ -50,7 +50,7 @@ fn publish(
     sb.agent(&args)
 }
 
-fn audit(sb: &Sandbox) -> String {
+pub(super) fn audit(sb: &Sandbox) -> String {
     std::fs::read_to_string(sb.paths().audit_log_path()).unwrap_or_default()
 }
 
@@ -82,21 +82,11 @@ fn skillmd_registry_publish_and_install_by_name_reaches_skill_info() {
     let installed = sb.paths().user_skills_dir().join("plain");
     assert!(installed.join("reference/notes.md").is_file());
 
-    // `skill update` updates components only, and says so for this one rather than skip it.
-    let out = sb.agent(&["skill", "update", "plain", "--index", s(&index)]);
-    let (_, stderr) = text(&out);
-    assert_eq!(code(&out), 1, "{stderr}");
-    assert!(
-        stderr.contains("`plain` is a SKILL.md instruction skill")
-            && stderr.contains("agent skill install plain --index"),
-        "{stderr}"
-    );
-    let out = sb.agent(&["skill", "update", "--index", s(&index)]);
-    let (_, stderr) = text(&out);
-    assert!(
-        stderr.contains("note: plain 1.2.0 is a SKILL.md instruction skill, not updated"),
-        "{stderr}"
-    );
+    // `skill update` knows it (updates are in tests/cli/skillmd_index_ops.rs).
+    let stdout = ok(&sb.agent(&["skill", "update", "plain", "--index", s(&index)]));
+    assert!(stdout.contains("plain 1.2.0 is up to date"), "{stdout}");
+    let stdout = ok(&sb.agent(&["skill", "update", "--index", s(&index)]));
+    assert!(stdout.contains("plain 1.2.0 is up to date"), "{stdout}");
     assert!(
         !installed.join(".git").exists(),
         "hidden files are not published"

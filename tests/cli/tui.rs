@@ -82,8 +82,23 @@ impl Tmux {
     /// The real `agent` TUI for `sb` against the model server at `url`, in a
     /// tmux server named after `name`, shown its first frame within `wait`.
     pub(super) fn agent(name: &str, sb: &agent_tests::Sandbox, url: &str, wait: Duration) -> Tmux {
+        Tmux::agent_with(name, sb, url, &[], wait)
+    }
+
+    /// [`Tmux::agent`] with `extra` arguments after the provider's.
+    pub(super) fn agent_with(
+        name: &str,
+        sb: &agent_tests::Sandbox,
+        url: &str,
+        extra: &[&str],
+        wait: Duration,
+    ) -> Tmux {
         let project = sb.project.path().display().to_string();
-        let command = agent_command(sb, url);
+        let mut command = agent_command(sb, url);
+        for a in extra {
+            command.push(' ');
+            command.push_str(&shell_quote(a));
+        }
         let tmux = Tmux::start(format!("{name}-{}", std::process::id()), &project, &command);
         tmux.wait_for("/help", wait)
             .unwrap_or_else(|s| panic!("no first frame:\n{s}"));

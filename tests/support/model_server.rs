@@ -98,6 +98,9 @@ pub struct Recorded {
     pub headers: Vec<(String, String)>,
     /// The body parsed as JSON (`Null` when it is not JSON).
     pub body: Value,
+    /// When its body had been read (to tell requests that overlapped from
+    /// requests made one after another).
+    pub at: std::time::Instant,
 }
 
 impl Recorded {
@@ -212,6 +215,7 @@ async fn serve(mut sock: TcpStream, shared: &Shared) -> std::io::Result<()> {
         path,
         headers,
         body: json,
+        at: std::time::Instant::now(),
     });
     let reply = lock(&shared.script).pop_front().unwrap_or_else(|| {
         Reply::error(

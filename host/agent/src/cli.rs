@@ -271,6 +271,19 @@ pub struct SecurityAuditArgs {
     /// (`secrets`) or qualified (`security-base/secrets`), `rules` or `deps`.
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     pub scanners: Option<Vec<String>>,
+    /// Deep analysis after the static pass: the model analyses the
+    /// highest-risk files (auth flow, taint, business logic) and related
+    /// findings are joined into attack chains (as config
+    /// `security.enable_llm_analysis`). Needs a provider and key as `agent run`.
+    #[arg(long)]
+    pub deep: bool,
+    /// The model requests the deep analysis may make (default: config
+    /// `security.max_llm_calls`, 20).
+    #[arg(long, value_name = "N")]
+    pub max_llm_calls: Option<u32>,
+    /// The model of the deep analysis.
+    #[command(flatten)]
+    pub provider_args: ProviderArgs,
 }
 
 /// Where the skill index is.
@@ -365,6 +378,24 @@ pub enum RunOutput {
     Jsonl,
     /// The answer and a summary of the tool calls, in Markdown.
     Markdown,
+    /// With `--mode code-review`: SARIF 2.1.0 (as `agent review --output sarif`).
+    Sarif,
+    /// With `--mode code-review`: GitHub workflow commands (annotations).
+    Github,
+    /// With `--mode code-review`: the JSON body of a GitHub pull-request review.
+    GithubReview,
+}
+
+impl RunOutput {
+    /// The formats only a review writes, spelled as on the command line.
+    pub fn review_only(self) -> Option<&'static str> {
+        match self {
+            RunOutput::Sarif => Some("sarif"),
+            RunOutput::Github => Some("github"),
+            RunOutput::GithubReview => Some("github-review"),
+            RunOutput::Text | RunOutput::Json | RunOutput::Jsonl | RunOutput::Markdown => None,
+        }
+    }
 }
 
 /// Which model a command talks to.
@@ -478,6 +509,13 @@ pub struct RunArgs {
     /// With `--mode code-review`: what to review and when to fail.
     #[command(flatten)]
     pub review: crate::commands::review::ReviewFlags,
+    /// With `--mode log-analysis`: skip records before this time (ISO 8601, a
+    /// date, or a duration before now such as 2h), as `agent logs --since`.
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+    /// With `--mode log-analysis`: skip records after this time, as `agent logs --until`.
+    #[arg(long, value_name = "TIME")]
+    pub until: Option<String>,
 }
 
 /// `agent sessions ...`
@@ -569,6 +607,10 @@ pub enum SkillCommand {
         name: Option<String>,
         #[command(flatten)]
         index: IndexArg,
+        /// Update a SKILL.md instruction skill even when the content scan finds
+        /// high-severity content (audited).
+        #[arg(long)]
+        force: bool,
     },
     /// Show a skill's manifest, permissions, grants, signer and tools.
     Info {
@@ -815,4 +857,52 @@ pub enum ConfigCommand {
     },
     /// Print the path of `config.toml` (whether or not it exists).
     Path,
+}
+
+/// The model flags `agent review` and `agent logs` share (flattened into
+/// both; `agent run --mode …` fills them from its own flags).
+#[derive(Debug, Clone, Default, Args)]
+pub struct HeadlessModelArgs {
+    /// The most model turns (a review: per chunk of the diff, default 4; log
+    /// analysis: default config `agent.max_turns`).
+    #[arg(long, value_name = "N")]
+    pub max_turns: Option<u32>,
+    /// Wall-clock limit, e.g. `120s`, `5m` (a review: per chunk); default:
+    /// config `agent.timeout`.
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<String>,
+    /// Which model to talk to.
+    #[command(flatten)]
+    pub provider_args: ProviderArgs,
+}
+
+impl HeadlessModelArgs {
+    /// `--max-turns`, or `default` when it is not given.
+    ///
+    /// # Errors
+    /// `--max-turns 0`.
+    pub fn max_turns_or(&self, default: u32) -> Result<u32, UsageError> {
+        match self.max_turns {
+            Some(0) => Err(UsageError("--max-turns must be at least 1".into())),
+            Some(n) => Ok(n),
+            None => Ok(default),
+        }
+    }
+
+    /// `--timeout`, parsed; `None` when it is not given.
+    ///
+    /// # Errors
+    /// A value that is not a duration.
+    pub fn timeout(&self) -> Result<Option<std::time::Duration>, UsageError> {
+        self.timeout
+            .as_deref()
+            .map(|t| {
+                agent_bounded::parse_duration(t, agent_bounded::BareNumber::Seconds).map_err(|_| {
+                    UsageError(format!(
+                        "--timeout {t}: expected a duration such as 120s, 5m or 500ms"
+                    ))
+                })
+            })
+            .transpose()
+    }
 }

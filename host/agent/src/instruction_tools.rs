@@ -5,30 +5,33 @@
 //!   `/name args` (the body then joins that turn's system prompt), or with `--skills NAME`;
 //! - `read_skill_file` reads a file of a skill's own directory, nothing outside it;
 //! - `save_skill` (asks for approval) writes `<user skills>/<name>/SKILL.md` and resources;
-//! - a loaded skill's `allowed_tools` is a constraint of that skill from then on (merged with
-//!   the components' constraints by agent-policy).
+//! - a loaded skill's `allowed_tools` is a constraint of that skill from then on — within the
+//!   same turn too (the turn asks [`HostToolSource::constraints`] again after each call) —
+//!   merged with the components' constraints by agent-policy; its `model:` is the model of
+//!   the turn's requests from then on (`/name`: the whole turn; `--skills NAME`: every turn);
+//! - a `context: fork` skill runs as a sub-agent of the turn (agent-core's `Forker`): its
+//!   body is the task of a fresh conversation, and only the answer comes back — as
+//!   `load_skill`'s result, or as the turn's context for `/name` and `--skills NAME`.
 //!
 //! Each body is scanned before it is loaded and its `!` lines run only with the grant
-//! (`crate::instructions::load_body`).
+//! (`crate::instructions::load_body`). The tools themselves are in `calls`.
+
+mod calls;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use agent_core::{HostFuture, HostOffer, HostTool, HostToolSource};
-use agent_instructions::SaveRequest;
+use agent_core::{Forker, HostFuture, HostOffer, HostTool, HostToolSource};
 use agent_policy::{Constraints, SkillConstraint};
-use agent_runtime::{CallContext, Runtime, SkillError, ToolOutput, ToolSpec};
+use agent_runtime::{CallContext, Runtime};
 use agent_store::AgentPaths;
-use serde_json::{Value, json};
 
-use crate::instructions::{Discoverer, Instruction, Instructions, audit_at, load_body};
+use crate::instructions::{Discoverer, Instruction, Instructions};
+use calls::{InstructionTool, Invoked, Kind, invoke};
 
 /// The owner the tools are offered under (constraints, approvals and events name it).
 pub const OWNER: &str = "instructions";
-
-/// Largest file `read_skill_file` returns.
-const MAX_READ: u64 = 256 * 1024;
 
 struct Shared {
     discoverer: Discoverer,
@@ -41,9 +44,39 @@ struct Shared {
     loaded: Mutex<Vec<(String, Option<Vec<String>>)>>,
     /// Whether broken SKILL.md files were reported (once per session).
     reported: Mutex<bool>,
+    /// The running turn's sub-agents (bound before each turn's offer).
+    forker: Mutex<Option<Arc<dyn Forker>>>,
+    /// The model of the turn's next requests, while a loaded skill asks for one.
+    turn_model: Mutex<Option<String>>,
+    /// The `model:` of a `--skills NAME` skill: every turn's from its start.
+    preloaded_model: Option<String>,
+    /// `--skills NAME` skills to invoke at the first turn, with their arguments: the task
+    /// of `agent run` for `context: fork` skills (run as sub-agents, their answers that
+    /// turn's context), or `None` in the interface, which has no task yet: then every
+    /// named skill is invoked with the first message as its arguments.
+    pending_named: Mutex<Vec<(String, Option<String>)>>,
 }
 
 impl Shared {
+    /// The loaded skills' `allowed_tools`, each a constraint named after its skill.
+    fn constraints(&self) -> Vec<SkillConstraint> {
+        let loaded = self.loaded.lock().unwrap_or_else(PoisonError::into_inner);
+        loaded
+            .iter()
+            .filter_map(|(name, allowed)| {
+                let allowed = allowed.as_ref()?;
+                Some(SkillConstraint {
+                    skill: name.clone(),
+                    priority: 0,
+                    constraints: Constraints {
+                        allowed_tools: Some(allowed.iter().cloned().collect::<BTreeSet<_>>()),
+                        ..Constraints::default()
+                    },
+                })
+            })
+            .collect()
+    }
+
     fn mark_loaded(&self, inst: &Instruction) {
         let mut l = self.loaded.lock().unwrap_or_else(PoisonError::into_inner);
         if !l.iter().any(|(n, _)| n == inst.name()) {
@@ -63,15 +96,20 @@ pub struct InstructionSource {
 
 impl InstructionSource {
     /// A source over `discoverer`'s skills; `preloaded`: skills whose body `--skills NAME`
-    /// already sent (their `allowed_tools` apply from the first turn).
+    /// already sent (their `allowed_tools` and `model:` apply from the first turn);
+    /// `first_turn`: `--skills NAME` skills invoked at the first turn, with their
+    /// arguments (`None`: the first message).
     pub fn new(
         discoverer: Discoverer,
         paths: AgentPaths,
         runtime: Arc<Runtime>,
         ctx: Arc<CallContext>,
         preloaded: &[String],
+        first_turn: Vec<(String, Option<String>)>,
     ) -> InstructionSource {
         let store_dir = paths.user_skills_dir();
+        let found = discoverer.discover();
+        let preloaded: Vec<&Instruction> = preloaded.iter().filter_map(|n| found.get(n)).collect();
         let shared = Arc::new(Shared {
             discoverer,
             paths,
@@ -80,18 +118,18 @@ impl InstructionSource {
             store_dir,
             loaded: Mutex::new(Vec::new()),
             reported: Mutex::new(false),
+            forker: Mutex::new(None),
+            turn_model: Mutex::new(None),
+            preloaded_model: preloaded.iter().find_map(|i| i.skill.front.model.clone()),
+            pending_named: Mutex::new(first_turn),
         });
-        let found = shared.discoverer.discover();
-        for name in preloaded {
-            if let Some(inst) = found.get(name) {
-                shared.mark_loaded(inst);
-            }
+        for inst in preloaded {
+            shared.mark_loaded(inst);
         }
-        let tools: Vec<Arc<dyn HostTool>> = vec![
-            Arc::new(LoadSkill::new(shared.clone())),
-            Arc::new(ReadSkillFile::new(shared.clone())),
-            Arc::new(SaveSkill::new(shared.clone())),
-        ];
+        let tools: Vec<Arc<dyn HostTool>> = [Kind::Load, Kind::Read, Kind::Save]
+            .into_iter()
+            .map(|k| Arc::new(InstructionTool::new(shared.clone(), k)) as Arc<dyn HostTool>)
+            .collect();
         InstructionSource { shared, tools }
     }
 }
@@ -122,6 +160,11 @@ fn listing(found: &Instructions) -> Option<String> {
 impl HostToolSource for InstructionSource {
     fn offer<'a>(&'a self, message: &'a str) -> HostFuture<'a, HostOffer> {
         Box::pin(async move {
+            *self
+                .shared
+                .turn_model
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = self.shared.preloaded_model.clone();
             let found = self.shared.discoverer.discover();
             let mut offer = HostOffer::default();
             {
@@ -144,6 +187,11 @@ impl HostToolSource for InstructionSource {
                 return offer;
             }
             let mut prompt = listing(&found).unwrap_or_default();
+            prompt.push_str(
+                &self
+                    .pending_named(&found, message, &mut offer.warnings)
+                    .await,
+            );
             if let Some(section) = self
                 .user_invocation(&found, message, &mut offer.warnings)
                 .await
@@ -159,29 +207,57 @@ impl HostToolSource for InstructionSource {
     }
 
     fn constraints(&self) -> Vec<SkillConstraint> {
-        let loaded = self
-            .shared
-            .loaded
+        self.shared.constraints()
+    }
+
+    fn model(&self) -> Option<String> {
+        self.shared
+            .turn_model
             .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        loaded
-            .iter()
-            .filter_map(|(name, allowed)| {
-                let allowed = allowed.as_ref()?;
-                Some(SkillConstraint {
-                    skill: name.clone(),
-                    priority: 0,
-                    constraints: Constraints {
-                        allowed_tools: Some(allowed.iter().cloned().collect::<BTreeSet<_>>()),
-                        ..Constraints::default()
-                    },
-                })
-            })
-            .collect()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn bind_forker(&self, forker: Arc<dyn Forker>) {
+        *self
+            .shared
+            .forker
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(forker);
     }
 }
 
 impl InstructionSource {
+    /// `--skills NAME` skills, at the first turn: each one's body, or its sub-agent's
+    /// answer, as sections of that turn's system prompt.
+    async fn pending_named(
+        &self,
+        found: &Instructions,
+        message: &str,
+        warnings: &mut Vec<String>,
+    ) -> String {
+        let pending = std::mem::take(
+            &mut *self
+                .shared
+                .pending_named
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        let mut out = String::new();
+        for (name, args) in pending {
+            let Some(inst) = found.get(&name) else {
+                warnings.push(format!("--skills {name}: no longer found; not run"));
+                continue;
+            };
+            let args = args.unwrap_or_else(|| message.trim().to_string());
+            match invoke(&self.shared, inst, &args, warnings).await {
+                Ok(invoked) => out.push_str(&section(&name, "named with --skills", invoked)),
+                Err(e) => warnings.push(format!("--skills {name}: {e}")),
+            }
+        }
+        out
+    }
+
     /// `/name args` typed by the user: the skill's body for this turn's system prompt.
     async fn user_invocation(
         &self,
@@ -210,16 +286,12 @@ impl InstructionSource {
             ));
             return None;
         }
-        let s = &self.shared;
-        match load_body(&s.paths, &s.runtime, &s.ctx, inst, args.trim()).await {
-            Ok(loaded) => {
-                warnings.extend(loaded.notes);
-                s.mark_loaded(inst);
-                Some(format!(
-                    "\n## Skill `{name}` (invoked by the user with /{name})\n{}",
-                    loaded.text
-                ))
-            }
+        match invoke(&self.shared, inst, args.trim(), warnings).await {
+            Ok(invoked) => Some(section(
+                name,
+                &format!("invoked by the user with /{name}"),
+                invoked,
+            )),
             Err(e) => {
                 warnings.push(format!("/{name}: {e}"));
                 None
@@ -228,256 +300,23 @@ impl InstructionSource {
     }
 }
 
-fn spec(name: &str, description: &str, schema: Value, requires_approval: bool) -> ToolSpec {
-    ToolSpec {
-        name: name.into(),
-        description: description.into(),
-        input_schema: schema.to_string(),
-        requires_approval,
-    }
-}
-
-fn input(text: &str) -> Result<Value, SkillError> {
-    serde_json::from_str(text).map_err(|e| SkillError::InvalidInput(e.to_string()))
-}
-
-fn text_field(v: &Value, key: &str) -> Result<String, SkillError> {
-    v[key]
-        .as_str()
-        .map(str::to_string)
-        .ok_or_else(|| SkillError::InvalidInput(format!("`{key}` is required (a string)")))
-}
-
-fn output(text: String) -> ToolOutput {
-    ToolOutput {
-        text,
-        truncated: false,
-    }
-}
-
-struct LoadSkill {
-    shared: Arc<Shared>,
-    spec: ToolSpec,
-}
-
-impl LoadSkill {
-    fn new(shared: Arc<Shared>) -> LoadSkill {
-        LoadSkill {
-            shared,
-            spec: spec(
-                "load_skill",
-                "Load the instructions of one of the skills listed in the system prompt. Call it when the task matches the skill's description; follow the instructions it returns.",
-                json!({
-                    "type": "object",
-                    "properties": {
-                        "name": {"type": "string", "description": "The skill's name"},
-                        "arguments": {"type": "string", "description": "What the skill should work on ($ARGUMENTS)"}
-                    },
-                    "required": ["name"],
-                    "additionalProperties": false
-                }),
-                false,
-            ),
-        }
-    }
-}
-
-impl HostTool for LoadSkill {
-    fn skill(&self) -> &str {
-        OWNER
-    }
-
-    fn spec(&self) -> &ToolSpec {
-        &self.spec
-    }
-
-    fn call<'a>(&'a self, text: &'a str) -> HostFuture<'a, Result<ToolOutput, SkillError>> {
-        Box::pin(async move {
-            let v = input(text)?;
-            let name = text_field(&v, "name")?;
-            let args = v["arguments"].as_str().unwrap_or_default();
-            let found = self.shared.discoverer.discover();
-            let inst = found
-                .get(&name)
-                .filter(|i| model_may_load(i))
-                .ok_or_else(|| {
-                    SkillError::NotFound(format!(
-                        "no skill `{name}` is offered; the skills you can load are listed in the system prompt"
-                    ))
-                })?;
-            let s = &self.shared;
-            let loaded = load_body(&s.paths, &s.runtime, &s.ctx, inst, args)
-                .await
-                .map_err(|e| SkillError::Denied(e.to_string()))?;
-            s.mark_loaded(inst);
-            let mut text = format!("# Skill `{name}`\n{}", loaded.text);
-            if !loaded.notes.is_empty() {
-                text.push_str("\n(Left out of these instructions: ");
-                text.push_str(&loaded.notes.join("; "));
-                text.push(')');
-            }
-            Ok(output(text))
-        })
-    }
-}
-
-struct ReadSkillFile {
-    shared: Arc<Shared>,
-    spec: ToolSpec,
-}
-
-impl ReadSkillFile {
-    fn new(shared: Arc<Shared>) -> ReadSkillFile {
-        ReadSkillFile {
-            shared,
-            spec: spec(
-                "read_skill_file",
-                "Read a file of a skill's own directory (a reference or a script a skill's instructions name). Paths are relative to the skill's directory.",
-                json!({
-                    "type": "object",
-                    "properties": {
-                        "skill": {"type": "string"},
-                        "path": {"type": "string", "description": "Relative to the skill's directory, e.g. references/guide.md"}
-                    },
-                    "required": ["skill", "path"],
-                    "additionalProperties": false
-                }),
-                false,
-            ),
-        }
-    }
-}
-
-impl HostTool for ReadSkillFile {
-    fn skill(&self) -> &str {
-        OWNER
-    }
-
-    fn spec(&self) -> &ToolSpec {
-        &self.spec
-    }
-
-    fn call<'a>(&'a self, text: &'a str) -> HostFuture<'a, Result<ToolOutput, SkillError>> {
-        Box::pin(async move {
-            let v = input(text)?;
-            let name = text_field(&v, "skill")?;
-            let rel = text_field(&v, "path")?;
-            let found = self.shared.discoverer.discover();
-            let inst = found
-                .get(&name)
-                .filter(|i| model_may_load(i))
-                .ok_or_else(|| SkillError::NotFound(format!("no skill `{name}` is offered")))?;
-            let path = agent_instructions::render::confined(&inst.skill.dir, &rel)
-                .map_err(SkillError::Denied)?;
-            let meta = std::fs::metadata(&path)
-                .map_err(|e| SkillError::Failed(format!("`{rel}`: {e}")))?;
-            if !meta.is_file() {
-                return Err(SkillError::InvalidInput(format!("`{rel}` is not a file")));
-            }
-            if meta.len() > MAX_READ {
-                return Err(SkillError::Failed(format!(
-                    "`{rel}` is larger than {MAX_READ} bytes"
-                )));
-            }
-            let bytes =
-                std::fs::read(&path).map_err(|e| SkillError::Failed(format!("`{rel}`: {e}")))?;
-            String::from_utf8(bytes)
-                .map(output)
-                .map_err(|_| SkillError::Failed(format!("`{rel}` is not UTF-8 text")))
-        })
-    }
-}
-
-struct SaveSkill {
-    shared: Arc<Shared>,
-    spec: ToolSpec,
-}
-
-impl SaveSkill {
-    fn new(shared: Arc<Shared>) -> SaveSkill {
-        SaveSkill {
-            shared,
-            spec: spec(
-                "save_skill",
-                "Save reusable instructions as a skill (a SKILL.md in the user's skills directory) for later sessions. The user approves each save.",
-                json!({
-                    "type": "object",
-                    "properties": {
-                        "name": {"type": "string", "description": "lowercase letters, digits and hyphens"},
-                        "description": {"type": "string", "description": "What it does and when to use it"},
-                        "body": {"type": "string", "description": "The Markdown instructions"},
-                        "resources": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Files beside SKILL.md: relative path → content"},
-                        "replace": {"type": "boolean"}
-                    },
-                    "required": ["name", "description", "body"],
-                    "additionalProperties": false
-                }),
-                true,
-            ),
-        }
-    }
-}
-
-impl HostTool for SaveSkill {
-    fn skill(&self) -> &str {
-        OWNER
-    }
-
-    fn spec(&self) -> &ToolSpec {
-        &self.spec
-    }
-
-    fn call<'a>(&'a self, text: &'a str) -> HostFuture<'a, Result<ToolOutput, SkillError>> {
-        Box::pin(async move {
-            let v = input(text)?;
-            let req = SaveRequest {
-                name: text_field(&v, "name")?,
-                description: text_field(&v, "description")?,
-                body: text_field(&v, "body")?,
-                resources: v["resources"]
-                    .as_object()
-                    .map(|m| {
-                        m.iter()
-                            .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-                replace: v["replace"].as_bool().unwrap_or(false),
-            };
-            let s = &self.shared;
-            let target = s.store_dir.join(&req.name).display().to_string();
-            match agent_instructions::save(&s.store_dir, &req) {
-                Ok((path, _)) => {
-                    let _ = audit_at(&s.paths, &req.name, "skill:save", &target, "saved");
-                    Ok(output(format!(
-                        "saved skill `{}` into {}",
-                        req.name,
-                        path.display()
-                    )))
-                }
-                Err(agent_instructions::SaveError::Refused(f)) => {
-                    let _ = audit_at(
-                        &s.paths,
-                        &req.name,
-                        "skill:save",
-                        &target,
-                        "refused: content scan",
-                    );
-                    Err(SkillError::Denied(
-                        agent_instructions::SaveError::Refused(f).to_string(),
-                    ))
-                }
-                Err(agent_instructions::SaveError::Invalid(m)) => Err(SkillError::InvalidInput(m)),
-                Err(e) => Err(SkillError::Failed(e.to_string())),
-            }
-        })
+/// A loaded skill as a section of the turn's system prompt: its body, or its sub-agent's
+/// answer.
+fn section(name: &str, how: &str, invoked: Invoked) -> String {
+    match invoked {
+        Invoked::Inline(body) => format!("\n## Skill `{name}` ({how})\n{body}"),
+        Invoked::Forked(answer) => format!(
+            "\n## Skill `{name}` ({how}; it ran as a sub-agent, context: fork)\nIts answer:\n{answer}\n"
+        ),
     }
 }
 
 /// Puts SKILL.md skills into a session's parts: `--skills NAME` naming one loads its body
 /// now when `task` is given (`agent run`: the task is `$ARGUMENTS`; returned as attachments
-/// of the first message) and is taken out of the components' explicit list; the session
-/// gets the [`InstructionSource`].
+/// of the first message) and is taken out of the components' explicit list; without a task
+/// (the interface) it is invoked at the first turn with the first message as its arguments.
+/// `context: fork` skills run as sub-agents at the first turn. The session gets the
+/// [`InstructionSource`].
 ///
 /// # Errors
 /// A broken configuration, or a `--skills NAME` skill refused by the content scan or not
@@ -496,6 +335,32 @@ pub fn attach(
         .filter(|n| found.get(n).is_some())
         .cloned()
         .collect();
+    // Invoked at the first turn rather than attached to the task: `context: fork` skills
+    // (they run as sub-agents) and, in the interface, which has no task yet, every named
+    // skill (its arguments are the first message).
+    let is_fork = |name: &String| {
+        found
+            .get(name)
+            .is_some_and(|i| i.skill.front.context == agent_instructions::Context::Fork)
+    };
+    let mut first_turn: Vec<(String, Option<String>)> = Vec::new();
+    for name in &named {
+        if task.is_some() && !is_fork(name) {
+            continue;
+        }
+        if let Some(inst) = found.get(name)
+            && !inst.ineligible.is_empty()
+        {
+            anyhow::bail!(
+                "--skills {name}: not offered here: {}",
+                inst.ineligible.join("; ")
+            );
+        }
+        first_turn.push((name.clone(), task.map(str::to_string)));
+    }
+    parts
+        .explicit
+        .retain(|n| !first_turn.iter().any(|(f, _)| f == n));
     let attachments = match task {
         Some(task) => crate::instructions::explicit_attachments(
             app,
@@ -504,18 +369,18 @@ pub fn attach(
             &parts.ctx,
             task,
         )?,
-        None => {
-            parts.explicit.retain(|n| !named.contains(n));
-            Vec::new()
-        }
+        None => Vec::new(),
     };
-    let preloaded = if task.is_some() { named } else { Vec::new() };
+    // Inline skills named with --skills: their `allowed_tools` and `model:` apply from the
+    // first turn.
+    let preloaded: Vec<String> = named.into_iter().filter(|n| !is_fork(n)).collect();
     parts.host_tools.push(Arc::new(InstructionSource::new(
         discoverer,
         app.paths.clone(),
         parts.runtime.clone(),
         parts.ctx.clone(),
         &preloaded,
+        first_turn,
     )));
     Ok(attachments)
 }

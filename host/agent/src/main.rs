@@ -18,6 +18,7 @@ mod log_analysis;
 mod mcp_context;
 mod mcp_servers;
 mod mcp_tools;
+mod report_finding;
 mod scaffold;
 mod shadow;
 mod stdin_doc;
@@ -145,6 +146,7 @@ async fn run_with_app(
             }
             None => {
                 commands::run::mode::refuse_review_flags(&args)?;
+                commands::run::mode::refuse_log_flags(&args)?;
                 commands::run::run(&mut app, args)
             }
         },

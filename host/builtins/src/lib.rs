@@ -72,6 +72,22 @@ const BUILTINS: &[Builtin] = &[
         digest: CODE_REVIEW_DIGEST,
         precompiled: CODE_REVIEW_PRECOMPILED,
     },
+    Builtin {
+        name: "security-deep",
+        manifest: include_str!(concat!(env!("OUT_DIR"), "/security_deep_skill/SKILL.yaml")),
+        files: SECURITY_DEEP_SKILL_FILES,
+        component: include_bytes!(concat!(env!("OUT_DIR"), "/security_deep_skill.wasm")),
+        digest: SECURITY_DEEP_SKILL_DIGEST,
+        precompiled: SECURITY_DEEP_SKILL_PRECOMPILED,
+    },
+    Builtin {
+        name: "apple-dev",
+        manifest: include_str!(concat!(env!("OUT_DIR"), "/apple_dev/SKILL.yaml")),
+        files: APPLE_DEV_FILES,
+        component: include_bytes!(concat!(env!("OUT_DIR"), "/apple_dev.wasm")),
+        digest: APPLE_DEV_DIGEST,
+        precompiled: APPLE_DEV_PRECOMPILED,
+    },
 ];
 
 /// Every built-in skill.

@@ -30,6 +30,8 @@
 //! | `security.max_findings_per_file_rule` | findings of one rule in one file an audit lists, integer > 0 | `100` |
 //! | `security.max_findings_per_rule` | findings of one rule an audit lists, integer > 0 | `10000` |
 //! | `security.max_findings_total` | findings an audit lists in all, integer > 0 (the rest are counted, not listed) | `100000` |
+//! | `security.enable_llm_analysis` | boolean: `agent security-audit` runs the deep analysis (as `--deep`) | `false` |
+//! | `security.max_llm_calls` | model requests one deep analysis may make, integer > 0 | `20` |
 //! | `skills.auto_approve` | array of skill names | `[]` |
 //! | `skills.user_skills_dir` | path (`~/` expands to `$HOME`) | unset: the config directory's `skills/` |
 //! | `skills.registry_url` | a skill index: `git+URL[#rev]`, `git://…`, `https://…`, `http://127.0.0.1…` (loopback only), `file://…` or a path | `https://github.com/aiagent-skills/registry` |
@@ -44,8 +46,7 @@
 //! | `skills.config.<name>` | any table, handed to skill `<name>` as JSON | none |
 //!
 //! Every key takes effect. Keys that would not are refused with the reason: `[wiki]` (there is
-//! no wiki generator in this build), `security.enable_llm_analysis` and `security.max_llm_calls`
-//! (`agent security-audit` does no model analysis in this build).
+//! no wiki generator in this build).
 //!
 //! `agent.approval_mode` decides tools that require approval (`edit`, `write_file`, `exec`, ...):
 //! `prompt` — the interface decides (the TUI asks; `agent run` and `agent workflow run` approve
@@ -439,6 +440,11 @@ pub struct SecurityConfig {
     pub max_findings_per_rule: u32,
     /// `max_findings_total`: findings an audit lists in all.
     pub max_findings_total: u32,
+    /// `enable_llm_analysis`: `agent security-audit` runs the deep,
+    /// model-backed analysis as with `--deep`.
+    pub enable_llm_analysis: bool,
+    /// `max_llm_calls`: the model requests one deep analysis may make.
+    pub max_llm_calls: u32,
 }
 
 impl Default for SecurityConfig {
@@ -449,6 +455,8 @@ impl Default for SecurityConfig {
             max_findings_per_file_rule: 100,
             max_findings_per_rule: 10_000,
             max_findings_total: 100_000,
+            enable_llm_analysis: false,
+            max_llm_calls: 20,
         }
     }
 }
@@ -736,6 +744,8 @@ impl Config {
                 "max_findings_per_file_rule": self.security.max_findings_per_file_rule,
                 "max_findings_per_rule": self.security.max_findings_per_rule,
                 "max_findings_total": self.security.max_findings_total,
+                "enable_llm_analysis": self.security.enable_llm_analysis,
+                "max_llm_calls": self.security.max_llm_calls,
             },
             "skills": skills,
         });
@@ -972,6 +982,19 @@ impl Ctx<'_> {
         })
     }
 
+    fn boolean(&self, path: &str, value: &Val<'_>) -> Result<bool, ConfigError> {
+        value.get_ref().as_bool().ok_or_else(|| {
+            self.err(
+                path,
+                value.span(),
+                format!(
+                    "expected true or false, found {}",
+                    value.get_ref().type_str()
+                ),
+            )
+        })
+    }
+
     fn u32(&self, path: &str, value: &Val<'_>, min: u64) -> Result<u32, ConfigError> {
         let n = self.integer(path, value, min, u64::from(u32::MAX))?;
         u32::try_from(n).map_err(|_| self.err(path, value.span(), POSITIVE))
@@ -1161,6 +1184,8 @@ impl Ctx<'_> {
             "max_findings_per_file_rule",
             "max_findings_per_rule",
             "max_findings_total",
+            "enable_llm_analysis",
+            "max_llm_calls",
         ];
         for (k, v) in self.table("security", key, value)? {
             let name: &str = k.get_ref();
@@ -1170,15 +1195,8 @@ impl Ctx<'_> {
                     out.fail_on = self.choice(&path, v, Severity::NAMES, Severity::parse)?
                 }
                 "custom_rules" => out.custom_rules = PathBuf::from(self.string(&path, v)?),
-                "enable_llm_analysis" | "max_llm_calls" => {
-                    return Err(self.err(
-                        &path,
-                        k.span(),
-                        "`agent security-audit` does no model analysis in this build, so this \
-                         key would have no effect; remove it (the audit runs the rules and \
-                         scanners; `--scanners` picks which)",
-                    ));
-                }
+                "enable_llm_analysis" => out.enable_llm_analysis = self.boolean(&path, v)?,
+                "max_llm_calls" => out.max_llm_calls = self.u32(&path, v, 1)?,
                 "max_findings_per_file_rule" => {
                     out.max_findings_per_file_rule = self.u32(&path, v, 1)?
                 }

@@ -23,6 +23,8 @@ context_budget = 100000
 [security]
 fail_on = "high"
 custom_rules = ".security.yaml"
+enable_llm_analysis = true
+max_llm_calls = 7
 
 [skills]
 auto_approve = ["core-tools", "git"]
@@ -72,6 +74,8 @@ fn the_spec_example_parses() {
     assert_eq!(c.agent.max_turns, 50);
     assert_eq!(c.agent.context_budget, 100_000);
     assert_eq!(c.security.fail_on, Severity::High);
+    assert!(c.security.enable_llm_analysis);
+    assert_eq!(c.security.max_llm_calls, 7);
     assert_eq!(c.skills.auto_approve, vec!["core-tools", "git"]);
     assert_eq!(
         c.skills.user_skills_dir.as_deref(),
@@ -164,16 +168,16 @@ fn bad_values_name_key_and_line() {
             "\"critical\"",
         ),
         (
-            "[security]\nenable_llm_analysis = true",
+            "[security]\nenable_llm_analysis = \"yes\"",
             2,
             "security.enable_llm_analysis",
-            "does no model analysis in this build, so this key would have no effect; remove it",
+            "expected true or false, found string",
         ),
         (
-            "[security]\nmax_llm_calls = 20",
+            "[security]\nmax_llm_calls = 0",
             2,
             "security.max_llm_calls",
-            "does no model analysis in this build",
+            "found 0",
         ),
         (
             "[skills]\nauto_approve = \"git\"",

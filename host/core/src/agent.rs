@@ -17,12 +17,12 @@
 
 use std::sync::Arc;
 
-use agent_policy::Merged;
+use agent_policy::{Merged, SkillConstraint, merge};
 use agent_providers::{CancellationToken, Provider};
 use agent_runtime::{CallContext, GrantsAuthorizer, HookPhase, Runtime, Skill};
 
 use crate::router::{constraint_refusal, listed};
-use crate::{AgentTool, ApprovalGate, HookSet, RunLimits, Setup, SkillUsage};
+use crate::{AgentTool, ApprovalGate, HookSet, HostToolSource, RunLimits, Setup, SkillUsage};
 
 /// Everything one run needs. Built with [`Agent::builder`]; run with
 /// [`Agent::run`] or [`Agent::run_with`].
@@ -47,6 +47,10 @@ pub struct Agent<'a> {
     pub(crate) format: String,
     pub(crate) skill_usage: Option<Arc<SkillUsage>>,
     pub(crate) cancel: Option<CancellationToken>,
+    /// Sources whose constraints and model are asked again during the run (see
+    /// [`AgentBuilder::host_sources`]), and the components' constraints they merge with.
+    pub(crate) host_sources: Vec<Arc<dyn HostToolSource>>,
+    pub(crate) base_constraints: Vec<SkillConstraint>,
 }
 
 /// Puts an [`Agent`] together: what every run needs is given to
@@ -91,6 +95,8 @@ impl<'a> Agent<'a> {
                 format: "text".to_string(),
                 skill_usage: None,
                 cancel: None,
+                host_sources: Vec::new(),
+                base_constraints: Vec::new(),
             },
         }
     }
@@ -137,6 +143,32 @@ impl<'a> Agent<'a> {
     /// text is reported once, after the rewrite.
     pub fn rewrites_output(&self) -> bool {
         !self.transforms.is_empty() || self.hooks.listens(HookPhase::OnAfterResponse)
+    }
+
+    /// The constraints a tool call is routed under now: with host sources, the components'
+    /// merged with what the sources say at this moment (an instruction skill loaded earlier
+    /// in this turn counts); otherwise the run's.
+    pub(crate) fn current_constraints(&self) -> Option<Arc<Merged>> {
+        let live: Vec<SkillConstraint> = self
+            .host_sources
+            .iter()
+            .flat_map(|h| h.constraints())
+            .collect();
+        if live.is_empty() {
+            return self.constraints.clone();
+        }
+        let mut all = self.base_constraints.clone();
+        all.extend(live);
+        Some(Arc::new(merge(&all)))
+    }
+
+    /// The model of the next request: the first host source's that asks for one (an
+    /// instruction skill's `model:` while it is active), else the run's.
+    pub(crate) fn current_model(&self) -> String {
+        self.host_sources
+            .iter()
+            .find_map(|h| h.model())
+            .unwrap_or_else(|| self.model.clone())
     }
 
     /// Whether `--tools` lists `t` (under the name the model sees or its
@@ -186,6 +218,25 @@ impl<'a> AgentBuilder<'a> {
         self.agent.constraints = Some(setup.constraints);
         self.agent.system = setup.system;
         self.agent.activated = setup.activation.reasons;
+        self
+    }
+
+    /// The merged constraints (default: none; [`AgentBuilder::setup`] sets them).
+    pub fn constraints(mut self, constraints: Arc<Merged>) -> Self {
+        self.agent.constraints = Some(constraints);
+        self
+    }
+
+    /// Host tool sources asked again during the run: their constraints, merged with `base`
+    /// (the components'), after every tool call, and their model before every request
+    /// (default: none; the constraints and model stay as built).
+    pub fn host_sources(
+        mut self,
+        base: Vec<SkillConstraint>,
+        sources: Vec<Arc<dyn HostToolSource>>,
+    ) -> Self {
+        self.agent.base_constraints = base;
+        self.agent.host_sources = sources;
         self
     }
 

@@ -137,11 +137,12 @@ impl Agent<'_> {
         name: &str,
         input: &Value,
     ) -> CallResult {
+        let constraints = self.current_constraints();
         let router = ToolRouter {
             runtime: self.runtime,
             skills: self.skills,
             gate: self.gate,
-            constraints: self.constraints.as_deref(),
+            constraints: constraints.as_deref(),
         };
         let caller = Caller::Model {
             id,

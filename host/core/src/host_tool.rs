@@ -9,6 +9,11 @@
 //! source that reaches outside the process (starts a program, opens a
 //! connection) checks the owning skill's grants itself before it does.
 //!
+//! A source's constraints and model are asked again during the turn (after each tool
+//! call, before each request), so that what a tool call changed (an instruction skill
+//! loaded by `load_skill`) applies to the rest of that turn. A [`Forker`] lets a source run
+//! a sub-agent of the turn (an instruction skill with `context: fork`).
+//!
 //! A [`HostToolSource`] offers tools for each turn (it may start what it
 //! needs lazily and offer nothing); the frontend's assembly hands sources to
 //! the session ([`crate::SessionParts::host_tools`]).
@@ -60,6 +65,17 @@ pub trait HostToolSource: Send + Sync {
     fn constraints(&self) -> Vec<agent_policy::SkillConstraint> {
         Vec::new()
     }
+
+    /// The model the turn's next requests use instead of the session's, while one of its
+    /// skills asks for one (an instruction skill's `model:`); asked before every request of
+    /// the turn. Default: none.
+    fn model(&self) -> Option<String> {
+        None
+    }
+
+    /// Gives the source the running turn's [`Forker`], before [`HostToolSource::offer`]
+    /// (each turn its own). Default: not used.
+    fn bind_forker(&self, _forker: std::sync::Arc<dyn Forker>) {}
 }
 
 /// A fixed set of tools and an optional prompt, offered to every turn.
@@ -93,4 +109,33 @@ impl std::fmt::Debug for HostToolRef {
             .field("name", &self.0.spec().name)
             .finish()
     }
+}
+
+/// A sub-agent's task: what a `context: fork` instruction skill asks the session to run in a
+/// fresh conversation (see [`Forker`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ForkTask {
+    /// The skill it runs for: its constraint is named after it.
+    pub skill: String,
+    /// The first (and only) user message of the fresh conversation: the skill's body with
+    /// its arguments substituted.
+    pub task: String,
+    /// The model of the sub-agent's requests (`None`: the parent turn's).
+    pub model: Option<String>,
+    /// The skill's `allowed_tools`: a constraint of the sub-agent (`None`: no constraint of
+    /// its own; the parent's components' still apply).
+    pub allowed_tools: Option<Vec<String>>,
+    /// The caller's constraints that stay in force in the sub-agent (an instruction skill
+    /// loaded earlier in the session): a sub-agent never escapes what binds its parent.
+    pub inherited: Vec<agent_policy::SkillConstraint>,
+}
+
+/// Runs a [`ForkTask`] as a sub-agent of the running turn: the same loop ([`crate::Agent`]),
+/// provider, tools, grants, approval gate and audit, a fresh conversation, the skill's
+/// constraint merged with the turn's, within what is left of the turn's time and turns.
+/// Only the sub-agent's final answer comes back. One at a time: a fork inside a fork is
+/// refused.
+pub trait Forker: Send + Sync {
+    /// The sub-agent's final answer, or why it did not run or failed.
+    fn fork<'a>(&'a self, task: ForkTask) -> HostFuture<'a, Result<String, String>>;
 }

@@ -46,7 +46,9 @@ pub use agent::{Agent, AgentBuilder};
 pub use context::DEFAULT_CONTEXT_BUDGET;
 pub use events::{AgentEvent, StopKind, history_from_events};
 pub use hooks::HookSet;
-pub use host_tool::{FixedTools, HostFuture, HostOffer, HostTool, HostToolSource};
+pub use host_tool::{
+    FixedTools, ForkTask, Forker, HostFuture, HostOffer, HostTool, HostToolSource,
+};
 pub use outcome::{
     AgentError, DEFAULT_MAX_INVALID_TOOL_CALLS, DEFAULT_MAX_TOOL_CALLS_PER_TURN, DenialRecord,
     RunLimits, RunOptions, RunOutcome, ToolCallRecord,

@@ -236,7 +236,7 @@ impl Agent<'_> {
             }
         }
         let req = Request {
-            model: self.model.clone(),
+            model: self.current_model(),
             system: Some(run.system.clone()),
             messages: run.messages.clone(),
             tools: run.tool_defs.clone(),

@@ -14,6 +14,7 @@
 //! in the parts.
 
 pub mod approvals;
+mod fork;
 mod turn;
 
 use std::path::PathBuf;

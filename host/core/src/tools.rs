@@ -52,7 +52,14 @@ pub async fn collect_tools(
                 .list_tools(skill, ctx)
                 .await
                 .map_err(|e| anyhow::anyhow!("listing the tools of `{}`: {e}", skill.name()))?;
+            let host = agent_manifest::tool_platform::host_platform();
             for mut spec in specs {
+                // Not offered where the manifest says it does not run.
+                if let Some(decl) = skill.manifest.tool(&spec.name)
+                    && !agent_manifest::tool_platform::runs_here(decl, host)
+                {
+                    continue;
+                }
                 spec.requires_approval = requires_approval(skill, &spec);
                 raw.push((i, skill.name().to_string(), spec, false));
             }

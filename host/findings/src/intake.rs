@@ -426,6 +426,7 @@ const FIELDS: &[&str] = &[
     "confidence",
     "references",
     "metadata",
+    "related",
 ];
 
 /// Checks the input against the schema's rules and builds the finding
@@ -512,6 +513,24 @@ fn parse(input: &Value, scanner: &str) -> Result<Finding, String> {
             }
         }
         Some(_) => return Err("`metadata` must be an object of strings".into()),
+    }
+    // Other findings this one is part of an exploit path with (their ids,
+    // or `file:line`): kept in the metadata, read by the deep analysis'
+    // attack-chain correlation.
+    match o.get("related") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(a)) => {
+            let ids = a
+                .iter()
+                .map(|r| r.as_str().map(|s| s.trim().replace(',', " ")))
+                .collect::<Option<Vec<_>>>()
+                .ok_or("`related` must be a list of strings")?;
+            let ids: Vec<String> = ids.into_iter().filter(|s| !s.is_empty()).collect();
+            if !ids.is_empty() {
+                metadata.insert("related".into(), ids.join(","));
+            }
+        }
+        Some(_) => return Err("`related` must be a list of strings".into()),
     }
     let rule_id = optional(o, "rule_id")?.unwrap_or(category);
     let mut f = Finding::new(

@@ -228,3 +228,19 @@ fn reports_the_router_refused_count_as_received_and_invalid() {
         (3, 2, 1, 2)
     );
 }
+
+#[test]
+fn related_findings_are_kept_for_the_attack_chains() {
+    let mut i = intake(Anchor::default());
+    let mut input = sqli(4);
+    input["related"] = json!(["0123456789abcdef", "src/auth.py:12"]);
+    assert!(i.submit(&input).recorded());
+    assert_eq!(
+        i.findings()[0].metadata["related"],
+        "0123456789abcdef,src/auth.py:12"
+    );
+    let mut bad = sqli(3);
+    bad["related"] = json!("src/auth.py:12");
+    let a = i.submit(&bad);
+    assert_eq!(a.message(), "dropped: `related` must be a list of strings");
+}

@@ -25,6 +25,7 @@ mod origin;
 mod parse;
 mod permission;
 mod rules;
+pub mod tool_platform;
 mod yaml;
 
 #[cfg(test)]

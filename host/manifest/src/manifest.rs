@@ -287,6 +287,11 @@ pub struct ToolDecl {
     /// `files`: the project files a call needs (default: `read` for a tool
     /// without `requires_approval`, `write` for one with it).
     pub files: ToolFiles,
+    /// `platforms`: where the tool runs (empty: everywhere). Elsewhere the
+    /// host does not offer it and refuses a call (see
+    /// [`crate::tool_platform`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub platforms: Vec<Platform>,
 }
 
 /// The project files a tool's call needs (`tools[].files`): decides the

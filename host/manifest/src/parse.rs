@@ -836,6 +836,7 @@ fn tools(cx: &Cx<'_>, at: &At<'_>) -> Result<Vec<ToolDecl>> {
                 "input_schema_file",
                 "requires_approval",
                 "files",
+                "platforms",
             ],
         )?;
         let name_at = fields.required(cx, "name", "the tool's name, e.g. `kubectl_get`")?;
@@ -877,12 +878,20 @@ fn tools(cx: &Cx<'_>, at: &At<'_>) -> Result<Vec<ToolDecl>> {
                 files
             }
         };
+        let mut platforms = Vec::new();
+        let mut seen_platforms = HashMap::new();
+        for at in cx.opt_list(&fields, "platforms")? {
+            let s = cx.string(&at)?;
+            platforms.push(Platform::from_str(&s).map_err(|m| cx.at_err(&at, m))?);
+            cx.no_duplicate(&mut seen_platforms, &s, &at, "platform")?;
+        }
         tools.push(ToolDecl {
             name,
             description,
             input_schema_file,
             requires_approval,
             files,
+            platforms,
         });
     }
     Ok(tools)

@@ -142,6 +142,7 @@ fn kubernetes_example_parses_with_every_field() {
                 input_schema_file: Some(PathBuf::from("schemas/kubectl_get.json")),
                 requires_approval: false,
                 files: ToolFiles::Read,
+                platforms: vec![],
             },
             ToolDecl {
                 name: "kubectl_apply".into(),
@@ -149,6 +150,7 @@ fn kubernetes_example_parses_with_every_field() {
                 input_schema_file: Some(PathBuf::from("schemas/kubectl_apply.json")),
                 requires_approval: true,
                 files: ToolFiles::Write,
+                platforms: vec![],
             },
             ToolDecl {
                 name: "kubectl_logs".into(),
@@ -156,6 +158,7 @@ fn kubernetes_example_parses_with_every_field() {
                 input_schema_file: Some(PathBuf::from("schemas/kubectl_logs.json")),
                 requires_approval: false,
                 files: ToolFiles::Read,
+                platforms: vec![],
             },
         ]
     );
@@ -428,7 +431,7 @@ fn an_unknown_nested_key_names_its_path_and_line() {
         ),
         Some(12),
         "tools[1].approval",
-        "unknown field `approval` (expected one of: name, description, input_schema_file, requires_approval, files)",
+        "unknown field `approval` (expected one of: name, description, input_schema_file, requires_approval, files, platforms)",
     );
     check(
         &with("triggers:\n  file: ['*.rs']\n"),

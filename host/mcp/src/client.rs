@@ -374,15 +374,14 @@ impl Connection {
     /// As any request; arguments that are not an object are a protocol error.
     pub async fn call(&self, tool: &str, arguments: Value) -> Result<CallOutput, McpError> {
         let what = format!("tools/call {tool}");
-        let params = serde_json::from_value(serde_json::json!({
-            "name": tool,
-            "arguments": arguments,
-        }))
-        .map_err(|e| McpError::Protocol {
-            server: self.name.clone(),
-            what: what.clone(),
-            message: format!("the arguments are not a JSON object: {e}"),
-        })?;
+        let params = self.params(
+            &what,
+            "the arguments are not a JSON object: ",
+            serde_json::json!({
+                "name": tool,
+                "arguments": arguments,
+            }),
+        )?;
         let result = self
             .ask(&what, self.service.peer().call_tool(params))
             .await?;
@@ -398,14 +397,9 @@ impl Connection {
         let list = self
             .ask("resources/list", self.service.peer().list_resources(None))
             .await?;
-        let value = serde_json::to_value(&list).unwrap_or(Value::Null);
-        let items = value["resources"].as_array().cloned().unwrap_or_default();
-        Ok(items
+        Ok(items(&list, "resources")
             .iter()
-            .map(|r| {
-                let s = |k: &str| r[k].as_str().unwrap_or_default().to_string();
-                (s("uri"), s("name"), s("description"))
-            })
+            .map(|r| (text(r, "uri"), text(r, "name"), text(r, "description")))
             .collect())
     }
 
@@ -415,19 +409,12 @@ impl Connection {
     /// As any request.
     pub async fn read_resource(&self, uri: &str) -> Result<String, McpError> {
         let what = format!("resources/read {uri}");
-        let params = serde_json::from_value(serde_json::json!({ "uri": uri })).map_err(|e| {
-            McpError::Protocol {
-                server: self.name.clone(),
-                what: what.clone(),
-                message: e.to_string(),
-            }
-        })?;
+        let params = self.params(&what, "", serde_json::json!({ "uri": uri }))?;
         let read = self
             .ask(&what, self.service.peer().read_resource(params))
             .await?;
-        let value = serde_json::to_value(&read).unwrap_or(Value::Null);
         let mut out = String::new();
-        for c in value["contents"].as_array().cloned().unwrap_or_default() {
+        for c in items(&read, "contents") {
             if let Some(t) = c["text"].as_str() {
                 out.push_str(t);
             } else if c.get("blob").is_some() {
@@ -448,26 +435,17 @@ impl Connection {
         let list = self
             .ask("prompts/list", self.service.peer().list_prompts(None))
             .await?;
-        let value = serde_json::to_value(&list).unwrap_or(Value::Null);
-        let items = value["prompts"].as_array().cloned().unwrap_or_default();
-        Ok(items
+        Ok(items(&list, "prompts")
             .iter()
             .map(|p| PromptInfo {
-                name: p["name"].as_str().unwrap_or_default().to_string(),
-                description: p["description"].as_str().unwrap_or_default().to_string(),
+                name: text(p, "name"),
+                description: text(p, "description"),
                 arguments: p["arguments"]
                     .as_array()
-                    .map(|args| {
-                        args.iter()
-                            .map(|a| {
-                                (
-                                    a["name"].as_str().unwrap_or_default().to_string(),
-                                    a["required"].as_bool().unwrap_or(false),
-                                )
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default(),
+                    .into_iter()
+                    .flatten()
+                    .map(|a| (text(a, "name"), a["required"].as_bool().unwrap_or(false)))
+                    .collect(),
             })
             .collect())
     }
@@ -483,21 +461,19 @@ impl Connection {
         arguments: &serde_json::Map<String, Value>,
     ) -> Result<String, McpError> {
         let what = format!("prompts/get {prompt}");
-        let params = serde_json::from_value(serde_json::json!({
-            "name": prompt,
-            "arguments": arguments,
-        }))
-        .map_err(|e| McpError::Protocol {
-            server: self.name.clone(),
-            what: what.clone(),
-            message: e.to_string(),
-        })?;
+        let params = self.params(
+            &what,
+            "",
+            serde_json::json!({
+                "name": prompt,
+                "arguments": arguments,
+            }),
+        )?;
         let got = self
             .ask(&what, self.service.peer().get_prompt(params))
             .await?;
-        let value = serde_json::to_value(&got).unwrap_or(Value::Null);
         let mut out = Vec::new();
-        for m in value["messages"].as_array().cloned().unwrap_or_default() {
+        for m in items(&got, "messages") {
             let role = m["role"].as_str().unwrap_or("user");
             let c = &m["content"];
             let text = c["text"]
@@ -510,6 +486,21 @@ impl Connection {
             out.push(format!("{role}: {text}"));
         }
         Ok(out.join("\n\n"))
+    }
+
+    /// The parameters of request `what`, from JSON; a protocol error (after `context`)
+    /// when they do not fit the request.
+    fn params<P: serde::de::DeserializeOwned>(
+        &self,
+        what: &str,
+        context: &str,
+        value: Value,
+    ) -> Result<P, McpError> {
+        serde_json::from_value(value).map_err(|e| McpError::Protocol {
+            server: self.name.clone(),
+            what: what.to_string(),
+            message: format!("{context}{e}"),
+        })
     }
 
     /// Stops the server: ends the session, kills the process group.
@@ -533,6 +524,23 @@ impl Drop for Connection {
 }
 
 /// SIGKILL to the process group the server leads (it and whatever it started).
+/// The array `key` of an answer (`resources`, `prompts`, `contents`, `messages`), as JSON;
+/// empty when absent.
+fn items<T: serde::Serialize>(answer: &T, key: &str) -> Vec<Value> {
+    match serde_json::to_value(answer) {
+        Ok(Value::Object(mut m)) => match m.remove(key) {
+            Some(Value::Array(a)) => a,
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
+}
+
+/// The string field `key` of `v` (empty when absent).
+fn text(v: &Value, key: &str) -> String {
+    v[key].as_str().unwrap_or_default().to_string()
+}
+
 fn kill_group(pid: u32) {
     let Ok(pid) = i32::try_from(pid) else { return };
     if let Some(pid) = rustix::process::Pid::from_raw(pid) {

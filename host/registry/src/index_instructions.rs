@@ -11,11 +11,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::RegistryError;
 use crate::format::{
-    ArtifactRef, IndexEntry, IndexFile, Metadata, check_index, check_name, check_rel_path,
-    format_time, parse_yaml, sha256_hex, to_yaml, versions_path,
+    ArtifactRef, IndexEntry, Metadata, check_name, check_rel_path, format_time, parse_yaml,
+    versions_path,
 };
 use crate::install::extract;
-use crate::source::write_atomic;
+use crate::publish_steps::{
+    artifact_ref, check_artifact, open_index, record_version, unpublished, write_version,
+};
 
 /// The `kind` of a versions file holding a SKILL.md instruction skill.
 pub const KIND_INSTRUCTIONS: &str = "instructions";
@@ -100,53 +102,26 @@ pub struct InstructionPublish<'a> {
 /// a symlink, or I/O errors.
 pub fn publish_instructions(req: &InstructionPublish) -> Result<InstructionRecord, RegistryError> {
     let root = req.index;
-    let index_path = root.join("index.yaml");
-    if !index_path.is_file() {
-        return Err(RegistryError::Invalid(format!(
-            "{}: no index.yaml; create the index first with `agent registry init {}`",
-            root.display(),
-            root.display()
-        )));
-    }
+    let (index_path, index) = open_index(root)?;
     check_name(
         req.name,
         &req.dir.join("SKILL.md").display().to_string(),
         "name",
     )?;
-    let bytes = std::fs::read(&index_path).map_err(|e| RegistryError::io(&index_path, e))?;
-    let mut index: IndexFile = parse_yaml(&bytes, "index.yaml")?;
-    check_index(&index)?;
-    let vrel = versions_path(req.name, req.version);
-    let already = index
-        .skills
-        .iter()
-        .any(|e| e.name == req.name && e.versions.contains(req.version));
-    if already || root.join(&vrel).exists() {
-        return Err(RegistryError::AlreadyPublished {
-            name: req.name.to_string(),
-            version: req.version.to_string(),
-            index: root.to_path_buf(),
-        });
-    }
+    let vrel = unpublished(root, &index, req.name, req.version)?;
     let mut entries = Vec::new();
     collect(req.dir, "", &mut entries)?;
     entries.sort_by(|a, b| a.0.cmp(&b.0));
     let archive = crate::publish::pack(&entries, root)?;
-    let art_rel = format!("artifacts/{}-{}.tar.gz", req.name, req.version);
+    let artifact = artifact_ref(req.name, req.version, &archive);
     let now = time::OffsetDateTime::now_utc();
     let rec = InstructionRecord {
         kind: KIND_INSTRUCTIONS.to_string(),
         name: req.name.to_string(),
         version: req.version.clone(),
         published: format_time(now),
-        artifact: ArtifactRef {
-            path: art_rel.clone(),
-            sha256: sha256_hex(&archive),
-            size: archive.len() as u64,
-        },
+        artifact: artifact.clone(),
     };
-    write_atomic(&root.join(&art_rel), &archive)?;
-    write_atomic(&root.join(&vrel), to_yaml(&rec)?.as_bytes())?;
     let metadata = Metadata {
         name: req.name.to_string(),
         description: req.description.to_string(),
@@ -155,33 +130,19 @@ pub fn publish_instructions(req: &InstructionPublish) -> Result<InstructionRecor
         homepage: None,
         keywords: Vec::new(),
     };
-    write_atomic(
-        &root.join(format!("skills/{}/metadata.yaml", req.name)),
-        to_yaml(&metadata)?.as_bytes(),
-    )?;
-    match index.skills.iter_mut().find(|e| e.name == req.name) {
-        Some(e) => {
-            e.versions.push(req.version.clone());
-            e.versions.sort();
-            e.latest = e
-                .versions
-                .iter()
-                .max()
-                .cloned()
-                .unwrap_or(req.version.clone());
-            e.description = req.description.to_string();
-        }
-        None => index.skills.push(IndexEntry {
+    write_version(root, &archive, &artifact, &vrel, &rec, &metadata)?;
+    record_version(
+        &index_path,
+        index,
+        IndexEntry {
             name: req.name.to_string(),
             description: req.description.to_string(),
             latest: req.version.clone(),
             versions: vec![req.version.clone()],
             keywords: Vec::new(),
             author: None,
-        }),
-    }
-    index.skills.sort_by(|a, b| a.name.cmp(&b.name));
-    write_atomic(&index_path, to_yaml(&index)?.as_bytes())?;
+        },
+    )?;
     crate::publish::resign_snapshot(root, req.key, now + req.expires_in)?;
     Ok(rec)
 }
@@ -231,15 +192,11 @@ pub(crate) fn install_instruction_record(
 ) -> Result<PathBuf, RegistryError> {
     let vfile = versions_path(&rec.name, &rec.version);
     let archive = files.read(&rec.artifact.path, progress)?;
-    let digest = sha256_hex(&archive);
-    if digest != rec.artifact.sha256 || archive.len() as u64 != rec.artifact.size {
-        return Err(RegistryError::DigestMismatch {
-            file: rec.artifact.path.clone(),
-            recorded_in: format!("{vfile} (artifact.sha256)"),
-            expected: format!("{} ({} bytes)", rec.artifact.sha256, rec.artifact.size),
-            found: format!("{digest} ({} bytes)", archive.len()),
-        });
-    }
+    check_artifact(
+        &archive,
+        &rec.artifact,
+        format!("{vfile} (artifact.sha256)"),
+    )?;
     // Unpacked outside the skills directory: `install_instruction_dir` takes its lock.
     let unpacked = tempfile::tempdir().map_err(|e| RegistryError::io(dest_dir, e))?;
     extract(&archive, unpacked.path(), &rec.artifact.path, progress)?;

@@ -14,6 +14,7 @@ mod index_instructions;
 mod install;
 mod instructions;
 mod publish;
+mod publish_steps;
 mod resign;
 mod skills_dir;
 mod source;

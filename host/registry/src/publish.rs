@@ -6,12 +6,15 @@ use agent_manifest::Manifest;
 use agent_trust::{SecretKey, TrustStore};
 
 use crate::format::{
-    ArtifactRef, ComponentRef, INDEX_FORMAT, IndexEntry, IndexFile, Metadata, Snapshot,
-    SnapshotSig, VersionRecord, check_index, format_time, parse_time, parse_yaml, sha256_hex,
-    to_yaml, versions_path,
+    ComponentRef, INDEX_FORMAT, IndexEntry, IndexFile, Metadata, Snapshot, SnapshotSig,
+    VersionRecord, check_index, format_time, parse_time, parse_yaml, sha256_hex, to_yaml,
+    versions_path,
 };
 use crate::index::{parse_version_record, read_key, snapshot_message, verify_snapshot_sig};
 use crate::install::{Expected, check_staged, extract, manifest_permissions, named_files};
+use crate::publish_steps::{
+    artifact_ref, check_artifact, open_index, record_version, unpublished, write_version,
+};
 use crate::source::{Files, write_atomic};
 use crate::{NoProgress, RegistryError};
 
@@ -67,16 +70,7 @@ fn read(path: &Path) -> Result<Vec<u8>, RegistryError> {
 /// index, or I/O errors.
 pub fn publish(req: &PublishRequest) -> Result<VersionRecord, RegistryError> {
     let root = req.index;
-    let index_path = root.join("index.yaml");
-    if !index_path.is_file() {
-        return Err(RegistryError::Invalid(format!(
-            "{}: no index.yaml; create the index first with `agent registry init {}`",
-            root.display(),
-            root.display()
-        )));
-    }
-    let mut index: IndexFile = parse_yaml(&read(&index_path)?, "index.yaml")?;
-    check_index(&index)?;
+    let (index_path, index) = open_index(root)?;
     let manifest = Manifest::from_file(req.manifest)?;
     let skill_dir = req.manifest.parent().unwrap_or(Path::new("."));
     let Some(implementation) = &manifest.implementation else {
@@ -86,18 +80,7 @@ pub fn publish(req: &PublishRequest) -> Result<VersionRecord, RegistryError> {
             "missing: a published skill needs a component",
         ));
     };
-    let vrel = versions_path(&manifest.name, &manifest.version);
-    let already = index
-        .skills
-        .iter()
-        .any(|e| e.name == manifest.name && e.versions.contains(&manifest.version));
-    if already || root.join(&vrel).exists() {
-        return Err(RegistryError::AlreadyPublished {
-            name: manifest.name.clone(),
-            version: manifest.version.to_string(),
-            index: root.to_path_buf(),
-        });
-    }
+    let vrel = unpublished(root, &index, &manifest.name, &manifest.version)?;
 
     // Sign the component, SKILL.yaml and every file it names; pack exactly those bytes.
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
@@ -149,18 +132,14 @@ pub fn publish(req: &PublishRequest) -> Result<VersionRecord, RegistryError> {
         entries.push((name, bytes));
     }
     let archive = pack(&entries, root)?;
-    let art_rel = format!("artifacts/{}-{}.tar.gz", manifest.name, manifest.version);
+    let artifact = artifact_ref(&manifest.name, &manifest.version, &archive);
     let key_id = req.key.public().id().0;
     let now = time::OffsetDateTime::now_utc();
     let rec = VersionRecord {
         name: manifest.name.clone(),
         version: manifest.version.clone(),
         published: format_time(now),
-        artifact: ArtifactRef {
-            path: art_rel.clone(),
-            sha256: sha256_hex(&archive),
-            size: archive.len() as u64,
-        },
+        artifact: artifact.clone(),
         component: ComponentRef {
             sha256: digest,
             signature,
@@ -169,8 +148,6 @@ pub fn publish(req: &PublishRequest) -> Result<VersionRecord, RegistryError> {
         permissions: manifest_permissions(&manifest),
         min_agent_version: manifest.compatibility.agent_version.clone(),
     };
-    write_atomic(&root.join(&art_rel), &archive)?;
-    write_atomic(&root.join(&vrel), to_yaml(&rec)?.as_bytes())?;
     let metadata = Metadata {
         name: manifest.name.clone(),
         description: manifest.description.clone(),
@@ -179,40 +156,23 @@ pub fn publish(req: &PublishRequest) -> Result<VersionRecord, RegistryError> {
         homepage: manifest.homepage.clone(),
         keywords: manifest.triggers.keywords.clone(),
     };
-    write_atomic(
-        &root.join(format!("skills/{}/metadata.yaml", manifest.name)),
-        to_yaml(&metadata)?.as_bytes(),
-    )?;
+    write_version(root, &archive, &artifact, &vrel, &rec, &metadata)?;
     let key_path = root.join(format!("keys/{key_id}.pub"));
     if !key_path.exists() {
         write_atomic(&key_path, req.key.public().to_file_line("").as_bytes())?;
     }
-    match index.skills.iter_mut().find(|e| e.name == manifest.name) {
-        Some(e) => {
-            e.versions.push(manifest.version.clone());
-            e.versions.sort();
-            e.latest = e
-                .versions
-                .iter()
-                .max()
-                .cloned()
-                .unwrap_or_else(|| manifest.version.clone());
-            e.description = manifest.description.clone();
-            e.keywords = manifest.triggers.keywords.clone();
-            e.author = manifest.author.clone();
-        }
-        None => index.skills.push(IndexEntry {
+    record_version(
+        &index_path,
+        index,
+        IndexEntry {
             name: manifest.name.clone(),
             description: manifest.description.clone(),
             latest: manifest.version.clone(),
             versions: vec![manifest.version.clone()],
             keywords: manifest.triggers.keywords.clone(),
             author: manifest.author.clone(),
-        }),
-    }
-    index.skills.sort_by(|a, b| a.name.cmp(&b.name));
-    let index_bytes = to_yaml(&index)?.into_bytes();
-    write_atomic(&index_path, &index_bytes)?;
+        },
+    )?;
     resign_snapshot(root, req.key, now + req.expires_in)?;
     Ok(rec)
 }
@@ -480,28 +440,11 @@ fn check_version(
     if crate::index_instructions::record_kind(&bytes, rel)? != crate::KIND_COMPONENT {
         let rec = crate::index_instructions::parse_instruction_record(&bytes, rel)?;
         let archive = files.read(&rec.artifact.path, &NoProgress)?;
-        let d = sha256_hex(&archive);
-        if d != rec.artifact.sha256 || archive.len() as u64 != rec.artifact.size {
-            return Err(RegistryError::DigestMismatch {
-                file: rec.artifact.path.clone(),
-                recorded_in: format!("{rel} (artifact)"),
-                expected: format!("{} ({} bytes)", rec.artifact.sha256, rec.artifact.size),
-                found: format!("{d} ({} bytes)", archive.len()),
-            });
-        }
-        return Ok(());
+        return check_artifact(&archive, &rec.artifact, format!("{rel} (artifact)"));
     }
     let rec = parse_version_record(&bytes, rel)?;
     let archive = files.read(&rec.artifact.path, &NoProgress)?;
-    let d = sha256_hex(&archive);
-    if d != rec.artifact.sha256 || archive.len() as u64 != rec.artifact.size {
-        return Err(RegistryError::DigestMismatch {
-            file: rec.artifact.path.clone(),
-            recorded_in: format!("{rel} (artifact)"),
-            expected: format!("{} ({} bytes)", rec.artifact.sha256, rec.artifact.size),
-            found: format!("{d} ({} bytes)", archive.len()),
-        });
-    }
+    check_artifact(&archive, &rec.artifact, format!("{rel} (artifact)"))?;
     let key = read_key(
         files,
         &rec.component.key_id,

@@ -10,8 +10,10 @@ use agent_trust::SecretKey;
 
 use crate::format::{Snapshot, SnapshotSig, parse_yaml, sha256_hex, to_yaml};
 use crate::index::{parse_version_record, read_key, verify_snapshot_sig};
+use crate::index_instructions::{KIND_COMPONENT, parse_instruction_record, record_kind};
 use crate::install::{extract, named_files};
 use crate::publish::{pack, resign_snapshot, versions_files};
+use crate::publish_steps::check_artifact;
 use crate::source::{Files, write_atomic};
 use crate::{NoProgress, RegistryError};
 
@@ -29,6 +31,10 @@ pub struct Resigned {
 pub struct ResignReport {
     /// Every re-signed version, in versions-file order.
     pub versions: Vec<Resigned>,
+    /// SKILL.md instruction records (`kind: instructions`), checked against their artifacts
+    /// and kept as they are: they carry no signature of their own, the new snapshot covers
+    /// them.
+    pub kept: Vec<String>,
     /// The new snapshot version.
     pub snapshot_version: u64,
 }
@@ -40,7 +46,7 @@ fn read(path: &Path) -> Result<Vec<u8>, RegistryError> {
 /// Re-signs the index in `root` with `key`: checks the current snapshot's
 /// signature (by the key its `snapshot.sig` names, from `keys/`) and that
 /// every versions file and artifact has the digest recorded for it, then for
-/// every version unpacks the artifact, signs its component, `SKILL.yaml` and
+/// every component version unpacks the artifact, signs its component, `SKILL.yaml` and
 /// the files it names in the current format, packs it again (the component's
 /// unsigned bytes, and so `component.sha256`, are unchanged), rewrites the
 /// versions file and finally the snapshot (version + 1, expiring
@@ -64,6 +70,7 @@ pub fn resign_index(
     let snapshot: Snapshot = parse_yaml(&snap_bytes, "snapshot.yaml")?;
 
     let mut plans = Vec::new();
+    let mut kept = Vec::new();
     for rel in versions_files(root)? {
         let bytes = read(&root.join(&rel))?;
         let found = sha256_hex(&bytes);
@@ -78,6 +85,13 @@ pub fn resign_index(
                 expected: recorded.clone(),
                 found,
             });
+        }
+        if record_kind(&bytes, &rel)? != KIND_COMPONENT {
+            let rec = parse_instruction_record(&bytes, &rel)?;
+            let archive = files.read(&rec.artifact.path, &NoProgress)?;
+            check_artifact(&archive, &rec.artifact, format!("{rel} (artifact)"))?;
+            kept.push(rel);
+            continue;
         }
         let rec = parse_version_record(&bytes, &rel)?;
         let archive = files.read(&rec.artifact.path, &NoProgress)?;
@@ -189,6 +203,7 @@ pub fn resign_index(
     let snapshot_version = resign_snapshot(root, key, now + expires_in)?;
     Ok(ResignReport {
         versions: report,
+        kept,
         snapshot_version,
     })
 }

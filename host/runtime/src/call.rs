@@ -220,6 +220,12 @@ impl Runtime {
         // `fs_guard::wasi::BLOCKING_ON_CALLER`: nothing that can block
         // indefinitely is opened).
         wasi.allow_blocking_current_thread(crate::fs_guard::wasi::BLOCKING_ON_CALLER);
+        if let Some(platform) = agent_manifest::tool_platform::host_platform() {
+            wasi.env(
+                agent_manifest::tool_platform::GUEST_PLATFORM_ENV,
+                platform.as_str(),
+            );
+        }
         if let Some(access) = file_access {
             let perms = match access {
                 FileAccess::ReadOnly => FsPerms::ReadOnly,
@@ -236,7 +242,9 @@ impl Runtime {
         }
         if consult_grants && scope.declares(Permission::EnvRead) && !scope.env.is_empty() {
             for name in &scope.env {
-                if name == HOST_ROOT_ENV {
+                if name == HOST_ROOT_ENV
+                    || name == agent_manifest::tool_platform::GUEST_PLATFORM_ENV
+                {
                     continue;
                 }
                 let Ok(value) = std::env::var(name) else {
@@ -328,6 +336,12 @@ impl Runtime {
         tool: &str,
         input: &str,
     ) -> Result<(Result<ToolOutput, SkillError>, Vec<LogLine>), CallError> {
+        // A tool the manifest gates to other platforms (`tools[].platforms`)
+        // answers one sentence; its component is not even instantiated.
+        let host = agent_manifest::tool_platform::host_platform();
+        if let Some(refusal) = agent_manifest::tool_platform::refusal(&skill.manifest, tool, host) {
+            return Ok((Err(SkillError::Failed(refusal)), Vec::new()));
+        }
         let intent = match skill.manifest.tool(tool).map(|d| d.files) {
             Some(ToolFiles::None) => FileIntent::None,
             Some(ToolFiles::Read) => FileIntent::Read,

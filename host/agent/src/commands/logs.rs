@@ -9,7 +9,7 @@ use anyhow::Result;
 use clap::ValueEnum;
 
 use crate::app::App;
-use crate::cli::ProviderArgs;
+use crate::cli::HeadlessModelArgs;
 use crate::log_analysis::{self, Job, Output};
 
 /// Output of `agent logs`.
@@ -71,15 +71,9 @@ pub struct LogsArgs {
     /// The most bytes of the log overview the model gets (default 48 KiB).
     #[arg(long, value_name = "BYTES")]
     pub budget: Option<usize>,
-    /// The most model turns (default: config `agent.max_turns`).
-    #[arg(long, value_name = "N")]
-    pub max_turns: Option<u32>,
-    /// Wall-clock limit, e.g. `120s`, `5m` (default: config `agent.timeout`).
-    #[arg(long, value_name = "DURATION")]
-    pub timeout: Option<String>,
-    /// Which model to talk to.
+    /// Turns, time and which model.
     #[command(flatten)]
-    pub provider_args: ProviderArgs,
+    pub model: HeadlessModelArgs,
 }
 
 pub fn run(app: &mut App, args: LogsArgs) -> Result<u8> {
@@ -96,9 +90,7 @@ pub fn run(app: &mut App, args: LogsArgs) -> Result<u8> {
         since: args.since,
         until: args.until,
         budget: args.budget,
-        max_turns: args.max_turns,
-        timeout: args.timeout,
-        provider_args: args.provider_args,
+        model: args.model,
     };
     if args.templates {
         log_analysis::templates(&job)

@@ -4,6 +4,7 @@
 //! outside this directory, never in another command.
 
 pub mod config;
+pub mod deep;
 pub mod doctor;
 pub mod keys;
 pub mod logs;

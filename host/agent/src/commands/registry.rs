@@ -111,11 +111,17 @@ pub fn registry(app: &mut App, cmd: RegistryCommand) -> Result<u8> {
                     key.public().id()
                 );
             }
+            for rel in &report.kept {
+                println!(
+                    "kept {rel} (SKILL.md instructions: no signature of its own; its digest is in the new snapshot)"
+                );
+            }
             println!(
-                "{}: {} version(s) re-signed by key {}; snapshot {}",
+                "{}: {} version(s) re-signed by key {}, {} instruction record(s) kept; snapshot {}",
                 index.display(),
                 report.versions.len(),
                 key.public().id(),
+                report.kept.len(),
                 report.snapshot_version
             );
             Ok(exit::OK)

@@ -203,6 +203,19 @@ pub async fn run(app: &mut App, args: SecurityAuditArgs) -> Result<u8> {
     }
 
     let config = app.config()?;
+    // The deep analysis is checked first: its budget, its provider and key
+    // (the grants it gives itself must be in place before any skill runs).
+    let deep = if super::deep::enabled(&args, &config) {
+        match super::deep::prepare(app, &args, &root)? {
+            Ok(p) => Some(p),
+            Err(provider_error) => {
+                eprintln!("error: {provider_error}");
+                return Ok(exit::PROVIDER);
+            }
+        }
+    } else {
+        None
+    };
     let config_fail_on = config.security.fail_on.as_str().parse::<Severity>().ok();
     let custom = &config.security.custom_rules;
     let rules_file =
@@ -228,7 +241,7 @@ pub async fn run(app: &mut App, args: SecurityAuditArgs) -> Result<u8> {
         total: sec.max_findings_total as usize,
     };
 
-    let skills = app.load_all()?;
+    let skills = Arc::new(app.load_all()?);
     opts.skills = app.explicit_skills(&skills);
     // Unknown --skills names and broken rule files are the user's to fix:
     // exit 2, with the file, line and field in the message.
@@ -257,6 +270,18 @@ pub async fn run(app: &mut App, args: SecurityAuditArgs) -> Result<u8> {
         Ok(r) => r?,
         Err(_) => anyhow::bail!("the security audit panicked"),
     };
+    let deep = match deep {
+        Some(prepared) => {
+            match super::deep::run(app, &args, prepared, &skills, &root, &mut report).await? {
+                Ok(d) => Some(d),
+                Err(provider_error) => {
+                    eprintln!("error: {provider_error}");
+                    return Ok(exit::PROVIDER);
+                }
+            }
+        }
+        None => None,
+    };
     if plan.fail_on == Some(None) {
         // `--fail-on none`: only --max-findings (or ci.max_findings) can fail.
         report.thresholds = Thresholds {
@@ -272,19 +297,36 @@ pub async fn run(app: &mut App, args: SecurityAuditArgs) -> Result<u8> {
         Some(path) => {
             let mut file = std::fs::File::create(path)
                 .with_context(|| format!("--out {}: creating the file", path.display()))?;
-            agent_security::output::write(plan.format, &mut file, &report)
-                .with_context(|| format!("writing {}", path.display()))?;
+            match &deep {
+                Some(d) => agent_deep::report::write(plan.format, &mut file, &report, d),
+                None => agent_security::output::write(plan.format, &mut file, &report),
+            }
+            .with_context(|| format!("writing {}", path.display()))?;
             file.flush()?;
         }
         None => {
             let stdout = std::io::stdout();
             let mut lock = stdout.lock();
-            agent_security::output::write(plan.format, &mut lock, &report)
-                .context("writing the report")?;
+            match &deep {
+                Some(d) => agent_deep::report::write(plan.format, &mut lock, &report, d),
+                None => agent_security::output::write(plan.format, &mut lock, &report),
+            }
+            .context("writing the report")?;
             lock.flush()?;
         }
     }
     summary(&report, app.global.verbose, args.out.as_deref());
+    if let Some(d) = &deep {
+        eprintln!("{}", d.summary.line());
+        for c in &d.chains {
+            eprintln!(
+                "attack chain {} ({}): {}",
+                c.id,
+                c.severity.as_str(),
+                c.title()
+            );
+        }
+    }
     for p in &hook_problems {
         eprintln!("warning: {p}");
     }

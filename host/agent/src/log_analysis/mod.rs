@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use agent_logs::{Analysis, Assignment, Miner, MinerConfig};
 use anyhow::Result;
 
-use crate::cli::{ProviderArgs, UsageError, exit};
+use crate::cli::{HeadlessModelArgs, UsageError, exit};
 
 pub(crate) use model::analyse;
 
@@ -34,9 +34,7 @@ pub(crate) struct Job {
     pub since: Option<String>,
     pub until: Option<String>,
     pub budget: Option<usize>,
-    pub max_turns: Option<u32>,
-    pub timeout: Option<String>,
-    pub provider_args: ProviderArgs,
+    pub model: HeadlessModelArgs,
 }
 
 /// Where the logs come from.

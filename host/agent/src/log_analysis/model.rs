@@ -114,20 +114,8 @@ fn wait(client: &Client, verbose: bool) -> Result<TurnComplete> {
 pub(crate) fn analyse(app: &mut App, job: Job) -> Result<u8> {
     app.interactive = false;
     let config = app.config()?;
-    let max_turns = job.max_turns.unwrap_or(config.agent.max_turns);
-    if max_turns == 0 {
-        return Err(UsageError("--max-turns must be at least 1".into()).into());
-    }
-    let timeout = match &job.timeout {
-        Some(t) => {
-            agent_bounded::parse_duration(t, agent_bounded::BareNumber::Seconds).map_err(|_| {
-                UsageError(format!(
-                    "--timeout {t}: expected a duration such as 120s, 5m or 500ms"
-                ))
-            })?
-        }
-        None => config.agent.timeout,
-    };
+    let max_turns = job.model.max_turns_or(config.agent.max_turns)?;
+    let timeout = job.model.timeout()?.unwrap_or(config.agent.timeout);
     if job.output == Output::Jsonl {
         return Err(UsageError(
             "--output jsonl is for --templates (one line per log line); the report is text, \
@@ -150,7 +138,7 @@ pub(crate) fn analyse(app: &mut App, job: Job) -> Result<u8> {
         return Ok(exit::FAILURE);
     }
     let overview = agent_logs::view::render(&analysis, budget);
-    let provider = match provider_for(&job.provider_args, &config) {
+    let provider = match provider_for(&job.model.provider_args, &config) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("error: provider: {e}");
@@ -171,7 +159,7 @@ pub(crate) fn analyse(app: &mut App, job: Job) -> Result<u8> {
         app,
         Frontend {
             mode: Mode::Headless,
-            provider_args: job.provider_args.clone(),
+            provider_args: job.model.provider_args.clone(),
             provider,
             approval: Approval::Headless {
                 yes: false,

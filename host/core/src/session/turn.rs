@@ -261,6 +261,11 @@ impl Turn {
         if !self.deactivated.is_empty() {
             leave_out(&mut setup, &s.skills, &self.deactivated, &s.root, &cwd);
         }
+        let base = crate::setup::skill_constraints(&s.skills, &setup.activation.order);
+        let forker = Arc::new(self.forker(s, &cwd, &base, &setup.tools));
+        for source in &s.host_tools {
+            source.bind_forker(forker.clone());
+        }
         for source in &s.host_tools {
             let offer = source.offer(&self.message).await;
             crate::add_host_tools(&mut setup.tools, offer.tools);
@@ -273,7 +278,7 @@ impl Turn {
         let offered: Vec<agent_policy::SkillConstraint> =
             s.host_tools.iter().flat_map(|h| h.constraints()).collect();
         if !offered.is_empty() {
-            let mut all = crate::setup::skill_constraints(&s.skills, &setup.activation.order);
+            let mut all = base.clone();
             all.extend(offered);
             setup.constraints = Arc::new(merge(&all));
         }
@@ -296,7 +301,13 @@ impl Turn {
             })?),
             None => None,
         };
-        let agent = build_agent(s, &self, setup, tools);
+        {
+            let mut o = lock(&forker.offered);
+            o.tools = setup.tools.clone();
+            o.allowlist = tools.clone();
+        }
+        let agent = build_agent(s, &self, setup, tools).host_sources(base, s.host_tools.clone());
+        let agent = agent.build();
         let limits = agent.effective_limits();
         let _ = s.emit.send(Event::TurnStarted(TurnStarted {
             session_id: self.session_id.clone(),
@@ -332,13 +343,51 @@ impl Turn {
     }
 }
 
+impl Turn {
+    /// The turn's [`crate::Forker`]: the turn's provider, model, limits and deadline; its
+    /// tools are filled in once the host sources have offered theirs.
+    fn forker(
+        &self,
+        s: &Shared,
+        cwd: &Path,
+        base: &[agent_policy::SkillConstraint],
+        tools: &[crate::AgentTool],
+    ) -> super::fork::TurnForker {
+        super::fork::TurnForker {
+            provider: self.provider.clone(),
+            model: self.model.clone(),
+            runtime: s.runtime.clone(),
+            skills: s.skills.clone(),
+            ctx: s.ctx.clone(),
+            gate: s.gate.clone(),
+            grants: s.grants.clone(),
+            skill_usage: s.skill_usage.clone(),
+            max_tokens: s.max_tokens,
+            run: s.run,
+            cancel: self.cancel.clone(),
+            emit: s.emit.clone(),
+            system: crate::system_prompt(&s.root, cwd),
+            offered: std::sync::Mutex::new(super::fork::Offered {
+                tools: tools.to_vec(),
+                // Before the host sources offered theirs: a filter naming one of those
+                // leaves the sub-agent no tools rather than all.
+                allowlist: s.tool_filter.as_ref().map(|f| f(tools).unwrap_or_default()),
+                constraints: base.to_vec(),
+            }),
+            limits: s.limits,
+            deadline: tokio::time::Instant::now() + s.limits.timeout,
+            busy: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+}
+
 /// The one place an [`Agent`] is put together, for every frontend.
 fn build_agent<'a>(
     s: &'a Shared,
     turn: &Turn,
     setup: Setup,
     tools: Option<Vec<String>>,
-) -> Agent<'a> {
+) -> crate::AgentBuilder<'a> {
     Agent::builder(
         turn.provider.clone(),
         &s.runtime,
@@ -356,7 +405,6 @@ fn build_agent<'a>(
     .mode(s.mode.as_str())
     .format(&s.format)
     .cancel(turn.cancel.clone())
-    .build()
 }
 
 fn summary(o: RunOutcome, limits: crate::RunLimits) -> TurnSummary {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use crate::cli::{ProviderArgs, RunArgs, RunOutput, UsageError};
+use crate::cli::{HeadlessModelArgs, RunArgs, RunOutput, UsageError};
 
 /// What to review and when to fail: shared by `agent review` and `agent
 /// run --mode code-review`.
@@ -32,6 +32,10 @@ pub struct ReviewFlags {
     /// `context`) instead of dropping them.
     #[arg(long)]
     pub context_findings: bool,
+    /// Review up to N chunks of the diff at once, each in its own
+    /// conversation (default 4); the report's order does not depend on it.
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
 }
 
 impl ReviewFlags {
@@ -45,6 +49,7 @@ impl ReviewFlags {
             (self.fail_on.is_some(), "--fail-on"),
             (self.max_findings.is_some(), "--max-findings"),
             (self.context_findings, "--context-findings"),
+            (self.jobs.is_some(), "--jobs"),
         ]
         .into_iter()
         .find_map(|(given, flag)| given.then_some(flag))
@@ -81,15 +86,9 @@ pub struct ReviewArgs {
     /// Write the report to FILE instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// The most model turns per chunk of the diff (default: 4).
-    #[arg(long, value_name = "N")]
-    pub max_turns: Option<u32>,
-    /// Wall-clock limit per chunk, e.g. `120s` (default: config `agent.timeout`).
-    #[arg(long, value_name = "DURATION")]
-    pub timeout: Option<String>,
-    /// Which model to talk to.
+    /// Turns, time and which model.
     #[command(flatten)]
-    pub provider_args: ProviderArgs,
+    pub model: HeadlessModelArgs,
 }
 
 impl ReviewArgs {
@@ -116,14 +115,18 @@ impl ReviewArgs {
         if run.tools.is_some() {
             return refuse("--tools (a review gets read-only tools)");
         }
+        crate::commands::run::mode::refuse_log_flags(&run)?;
         let output = match run.output {
             RunOutput::Text => ReviewOutput::Text,
             RunOutput::Json => ReviewOutput::Json,
             RunOutput::Markdown => ReviewOutput::Markdown,
+            RunOutput::Sarif => ReviewOutput::Sarif,
+            RunOutput::Github => ReviewOutput::Github,
+            RunOutput::GithubReview => ReviewOutput::GithubReview,
             RunOutput::Jsonl => {
                 return Err(UsageError(
-                    "--output jsonl: --mode code-review writes text, json or markdown; `agent \
-                     review --output` also writes sarif, github and github-review"
+                    "--output jsonl: a review writes text, json, markdown, sarif, github or \
+                     github-review"
                         .into(),
                 ));
             }
@@ -132,9 +135,11 @@ impl ReviewArgs {
             flags: run.review,
             output,
             out: None,
-            max_turns: run.max_turns,
-            timeout: run.timeout,
-            provider_args: run.provider_args,
+            model: HeadlessModelArgs {
+                max_turns: run.max_turns,
+                timeout: run.timeout,
+                provider_args: run.provider_args,
+            },
         })
     }
 }

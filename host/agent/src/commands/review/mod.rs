@@ -62,6 +62,9 @@ const REVIEW_GRANTS: &[&str] = &[
 /// report, a few to read around.
 const DEFAULT_TURNS_PER_CHUNK: u32 = 4;
 
+/// Chunks of the diff reviewed at once when `--jobs` is not given.
+const DEFAULT_JOBS: usize = 4;
+
 fn usage(m: impl Into<String>) -> anyhow::Error {
     UsageError(m.into()).into()
 }
@@ -128,8 +131,10 @@ pub async fn run(app: &mut App, args: ReviewArgs) -> Result<u8> {
     app.interactive = false;
     let (input, base, head) = target(&args.flags)?;
     let fail_on = fail_on(&args.flags)?;
-    if args.max_turns == Some(0) {
-        return Err(usage("--max-turns must be at least 1"));
+    args.model.max_turns_or(DEFAULT_TURNS_PER_CHUNK)?;
+    args.model.timeout()?;
+    if args.flags.jobs == Some(0) {
+        return Err(usage("--jobs must be at least 1"));
     }
     app.global
         .allow
@@ -138,7 +143,7 @@ pub async fn run(app: &mut App, args: ReviewArgs) -> Result<u8> {
 
     // 1. The diff, through the code-review and git skills.
     let skills = Arc::new(app.load_all()?);
-    let collected = collect::collect(app, &skills, &args.provider_args, &input).await?;
+    let collected = collect::collect(app, &skills, &args.model.provider_args, &input).await?;
     let files = parse_patch(&collected.patch);
     let scope = patch::scope(&files);
     let added: usize = files.iter().map(|f| f.added_count()).sum();

@@ -19,12 +19,36 @@ pub enum RunMode {
     LogAnalysis,
 }
 
-/// Refuses the review flags (`--diff`, `--staged`…) in an `agent run` that is
-/// not `--mode code-review`, where they would be silently ignored.
+/// Refuses the review flags (`--diff`, `--staged`…) and formats (`--output
+/// sarif`…) in an `agent run` that is not `--mode code-review`, where they
+/// would be silently ignored.
 pub fn refuse_review_flags(args: &RunArgs) -> Result<(), UsageError> {
+    if let Some(format) = args.output.review_only() {
+        return Err(UsageError(format!(
+            "--output {format} is a review's report: add `--mode code-review` (or use `agent \
+             review --output {format}`)"
+        )));
+    }
     match args.review.first_given() {
         Some(flag) => Err(UsageError(format!(
             "{flag} applies to a review: add `--mode code-review` (or use `agent review {flag} …`)"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Refuses `--since`/`--until` in an `agent run` that is not `--mode
+/// log-analysis`, where they would be silently ignored.
+pub fn refuse_log_flags(args: &RunArgs) -> Result<(), UsageError> {
+    let given = [
+        (args.since.is_some(), "--since"),
+        (args.until.is_some(), "--until"),
+    ]
+    .into_iter()
+    .find_map(|(given, flag)| given.then_some(flag));
+    match given {
+        Some(flag) => Err(UsageError(format!(
+            "{flag} applies to log analysis: add `--mode log-analysis` (or use `agent logs {flag} …`)"
         ))),
         None => Ok(()),
     }
@@ -36,7 +60,7 @@ pub fn log_analysis(app: &mut App, args: RunArgs) -> Result<u8> {
         RunOutput::Text => Output::Text,
         RunOutput::Json => Output::Json,
         RunOutput::Markdown => Output::Markdown,
-        RunOutput::Jsonl => {
+        RunOutput::Jsonl | RunOutput::Sarif | RunOutput::Github | RunOutput::GithubReview => {
             return Err(UsageError(
                 "--mode log-analysis writes text, json or markdown (for one line per \
                  log line use `agent logs --templates --output jsonl`)"
@@ -59,12 +83,14 @@ pub fn log_analysis(app: &mut App, args: RunArgs) -> Result<u8> {
             files: Vec::new(),
             prompt: args.prompt,
             output,
-            since: None,
-            until: None,
+            since: args.since,
+            until: args.until,
             budget: None,
-            max_turns: args.max_turns,
-            timeout: args.timeout,
-            provider_args: args.provider_args,
+            model: crate::cli::HeadlessModelArgs {
+                max_turns: args.max_turns,
+                timeout: args.timeout,
+                provider_args: args.provider_args,
+            },
         },
     )
 }

@@ -29,6 +29,11 @@ pub(super) fn render(client: &Client, output: RunOutput) -> Result<TurnComplete>
                 kind: NoticeKind::Warning,
                 text,
             } => eprintln!("warning: {text}"),
+            // What the session did on its own: a sub-agent started or answered.
+            Event::Notice {
+                kind: NoticeKind::Info,
+                text,
+            } => eprintln!("note: {text}"),
             Event::SetupReport { lines } => {
                 for line in lines {
                     eprintln!("{line}");
@@ -83,6 +88,9 @@ pub(super) fn output_format(output: RunOutput) -> &'static str {
         RunOutput::Json => "json",
         RunOutput::Jsonl => "jsonl",
         RunOutput::Markdown => "markdown",
+        RunOutput::Sarif => "sarif",
+        RunOutput::Github => "github",
+        RunOutput::GithubReview => "github-review",
     }
 }
 
@@ -141,6 +149,8 @@ fn print_event(output: RunOutput, e: &AgentEvent, rewrites: bool, mid_line: &mut
             _ => {}
         },
         RunOutput::Json | RunOutput::Markdown => {}
+        // A review's formats: refused before a run starts (`mode::refuse_review_flags`).
+        RunOutput::Sarif | RunOutput::Github | RunOutput::GithubReview => {}
     }
 }
 
@@ -152,7 +162,8 @@ pub(super) fn finish_output(
 ) -> Result<()> {
     match output {
         RunOutput::Text => println!(),
-        RunOutput::Jsonl => {}
+        // A review's formats: refused before a run starts (`mode::refuse_review_flags`).
+        RunOutput::Jsonl | RunOutput::Sarif | RunOutput::Github | RunOutput::GithubReview => {}
         RunOutput::Json => {
             let v = serde_json::json!({
                 "session": session_id,

@@ -560,7 +560,7 @@ pub(super) fn remove(app: &mut App, name: &str, in_project: bool) -> Result<u8> 
     Ok(exit::OK)
 }
 
-pub(super) fn update(app: &mut App, arg: &IndexArg, only: Option<&str>) -> Result<u8> {
+pub(super) fn update(app: &mut App, arg: &IndexArg, only: Option<&str>, force: bool) -> Result<u8> {
     let progress = progress();
     let opened = open(app, arg, progress.as_ref())?;
     let (_, project_place) = destination(app, true);
@@ -571,36 +571,20 @@ pub(super) fn update(app: &mut App, arg: &IndexArg, only: Option<&str>) -> Resul
         .filter(|(place, _)| *place == InstallPlace::User || *place == project_place)
         .filter(|(_, r)| only.is_none_or(|n| n == r.name))
         .collect();
-    // SKILL.md skills from this index are not updated here: say so, never skip them silently.
+    // SKILL.md skills from this index are updated in place, as `skill install` installs them.
     let instructions: Vec<(String, String)> = super::instructions::installed_from(app, &opened.id)?
         .into_iter()
         .filter(|(n, _)| only.is_none_or(|o| o == n))
         .collect();
-    let reinstall = |name: &str| match &arg.index {
-        Some(i) => format!("agent skill install {name} --index {i}"),
-        None => format!("agent skill install {name}"),
-    };
     if let Some(n) = only
         && candidates.is_empty()
+        && instructions.is_empty()
     {
-        if !instructions.is_empty() {
-            bail!(
-                "`{n}` is a SKILL.md instruction skill: `agent skill update` updates components \
-                 only; reinstall it with `{}` to get its latest version",
-                reinstall(n)
-            );
-        }
         bail!("`{n}` was not installed with `agent skill install` or `agent skill add`");
     }
-    for (name, version) in &instructions {
-        eprintln!(
-            "note: {name} {version} is a SKILL.md instruction skill, not updated by `agent skill \
-             update`; reinstall it with `{}`",
-            reinstall(name)
-        );
-    }
-    let mut code = exit::OK;
-    let mut updated = 0;
+    let done = super::instruction_update::update_instructions(app, &opened, &instructions, force)?;
+    let mut code = done.code;
+    let mut updated = done.count;
     for (place, prev) in candidates {
         if prev.source != opened.id {
             if only.is_some() {

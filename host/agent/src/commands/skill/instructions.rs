@@ -171,11 +171,18 @@ pub(super) fn info(app: &mut App, name: &str, format: Format) -> Result<Option<u
     match f.context {
         agent_instructions::Context::Inline => println!("  context:    inline"),
         agent_instructions::Context::Fork => println!(
-            "  context:    fork (not implemented in this version: the instructions run inline)"
+            "  context:    fork (runs as a sub-agent: a fresh conversation; only its answer comes back)"
         ),
     }
     if let Some(m) = &f.model {
-        println!("  model:      {m} (not applied in this version: the session's model is used)");
+        match f.context {
+            agent_instructions::Context::Inline => {
+                println!("  model:      {m} (the turn's requests once it is loaded)")
+            }
+            agent_instructions::Context::Fork => {
+                println!("  model:      {m} (the sub-agent's requests)")
+            }
+        }
     }
     if !f.tools.is_empty() {
         println!("  tools:      {}", f.tools.join(", "));

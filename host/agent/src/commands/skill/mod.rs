@@ -3,6 +3,7 @@
 mod exercise;
 mod inspect;
 mod install;
+mod instruction_update;
 mod instructions;
 mod mcp_rows;
 mod permissions;
@@ -41,7 +42,9 @@ pub async fn run(app: &mut App, cmd: SkillCommand) -> Result<u8> {
         },
         SkillCommand::Add { target, index } => install::install(app, &index, &target, true, false),
         SkillCommand::Remove { name, in_project } => install::remove(app, &name, in_project),
-        SkillCommand::Update { name, index } => install::update(app, &index, name.as_deref()),
+        SkillCommand::Update { name, index, force } => {
+            install::update(app, &index, name.as_deref(), force)
+        }
         SkillCommand::Info { name, format } => match instructions::info(app, &name, format)? {
             Some(code) => Ok(code),
             None => inspect::info(app, &name, format).await,
