@@ -802,3 +802,6 @@ mod ci_examples;
 mod review_more;
 // The built-in apple-dev skill (issue 19, items 1, 2, 3, 6): fake Xcode programs on PATH, platform gating.
 mod apple_dev;
+
+// The README's `./run`: the toolchain check first, on its own (issue 15).
+mod run_script;
