@@ -798,3 +798,6 @@ mod ci_examples;
 
 // `agent review`'s smaller gaps (issue 17): --jobs, demoted findings, --base, Ollama, run-mode formats, --since/--until.
 mod review_more;
+
+// Issue 16, items 1-2: every dotfile walked, exclusions counted, the labelled secrets tree.
+mod secrets;
