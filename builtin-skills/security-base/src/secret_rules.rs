@@ -1,5 +1,5 @@
 //! The secrets rules as data: `secret_rules.yaml`, embedded in the
-//! component and parsed once. Each rule names its id, title, severity, the
+//! component (as JSON, converted by build.rs) and parsed once. Each rule names its id, title, severity, the
 //! keywords of the prefilter, a regex (the capture group `group` is the
 //! secret), an optional check, an entropy floor, the files it applies to,
 //! its own placeholders, and examples that must and must not match (checked
@@ -11,8 +11,9 @@ use std::sync::LazyLock;
 use agent_skill_sdk::types::{Confidence, Severity};
 use serde::Deserialize;
 
-/// The rules file, embedded.
-pub const RULES_YAML: &str = include_str!("secret_rules.yaml");
+/// The rules file, embedded (as JSON: build.rs converts
+/// `secret_rules.yaml`, which is what people edit and review).
+pub const RULES_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/secret_rules.json"));
 
 /// Extra validation of a match.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
@@ -182,14 +183,26 @@ impl SecretRule {
 ///
 /// # Errors
 /// The rule id (or index) and what is wrong.
-pub fn parse(yaml: &str) -> Result<Vec<SecretRule>, String> {
-    #[derive(Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct File {
-        rules: Vec<SecretRule>,
-    }
-    let file: File = serde_yaml::from_str(yaml).map_err(|e| format!("secret_rules.yaml: {e}"))?;
-    for (i, r) in file.rules.iter().enumerate() {
+pub fn parse(json: &str) -> Result<Vec<SecretRule>, String> {
+    let file: RulesFile =
+        serde_json::from_str(json).map_err(|e| format!("secret_rules.yaml: {e}"))?;
+    check(file.rules)
+}
+
+/// The rules file's shape.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RulesFile {
+    /// Every rule.
+    pub rules: Vec<SecretRule>,
+}
+
+/// [`parse`]'s checks on rules already read.
+///
+/// # Errors
+/// The rule id (or index) and what is wrong.
+pub fn check(rules: Vec<SecretRule>) -> Result<Vec<SecretRule>, String> {
+    for (i, r) in rules.iter().enumerate() {
         let at = |m: String| format!("secret_rules.yaml: rule {} ({}): {m}", i + 1, r.id);
         if !matches!(r.severity.as_str(), "critical" | "high" | "medium" | "low") {
             return Err(at(format!("severity `{}`", r.severity)));
@@ -215,12 +228,12 @@ pub fn parse(yaml: &str) -> Result<Vec<SecretRule>, String> {
             return Err(at("no example that must match".into()));
         }
     }
-    Ok(file.rules)
+    Ok(rules)
 }
 
 /// Every secrets rule, in file order (rules that yield come last).
 pub static RULES: LazyLock<Vec<SecretRule>> =
-    LazyLock::new(|| parse(RULES_YAML).unwrap_or_else(|e| panic!("{e}")));
+    LazyLock::new(|| parse(RULES_JSON).unwrap_or_else(|e| panic!("{e}")));
 
 /// The base62 alphabet of GitHub's token checksums.
 const BASE62: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";

@@ -7,10 +7,10 @@
 //! entropy of at least [`GENERIC_MIN_ENTROPY`], private keys need a key body.
 
 use std::collections::HashSet;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 use agent_skill_sdk::types::{Confidence, Finding};
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use regex::Regex;
 
 use crate::finding::{self, Meta, Span};
@@ -52,45 +52,64 @@ const EXAMPLE_KEYS: &[&str] = &[
 
 struct Compiled {
     prefilter: AhoCorasick,
-    /// Pattern index of the prefilter → rule index.
-    pattern_rule: Vec<usize>,
+    /// Pattern index of the prefilter → the rules with that keyword.
+    pattern_rule: Vec<Vec<usize>>,
     /// Rules without keywords: every line of the files they apply to.
     every_line: Vec<usize>,
-    regexes: Vec<Regex>,
-    requires: Vec<Option<Regex>>,
+    /// Each rule's regex, compiled the first time a line needs it (most
+    /// rules never meet their keywords in a given project).
+    regexes: Vec<OnceLock<Regex>>,
+    requires: Vec<OnceLock<Option<Regex>>>,
     pem_body: Regex,
 }
 
+impl Compiled {
+    fn regex(&self, rule: usize) -> &Regex {
+        self.regexes[rule]
+            .get_or_init(|| Regex::new(&RULES[rule].pattern).expect("secrets regex compiles"))
+    }
+
+    fn requires(&self, rule: usize) -> Option<&Regex> {
+        self.requires[rule]
+            .get_or_init(|| {
+                RULES[rule]
+                    .requires
+                    .as_deref()
+                    .map(|q| Regex::new(q).expect("secrets regex compiles"))
+            })
+            .as_ref()
+    }
+}
+
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
-    let mut patterns = Vec::new();
-    let mut pattern_rule = Vec::new();
+    let mut patterns: Vec<String> = Vec::new();
+    let mut pattern_rule: Vec<Vec<usize>> = Vec::new();
     let mut every_line = Vec::new();
     for (i, rule) in RULES.iter().enumerate() {
         if rule.keywords.is_empty() {
             every_line.push(i);
         }
         for kw in &rule.keywords {
-            patterns.push(kw.as_str());
-            pattern_rule.push(i);
+            let kw = kw.to_ascii_lowercase();
+            match patterns.iter().position(|p| *p == kw) {
+                Some(at) => pattern_rule[at].push(i),
+                None => {
+                    patterns.push(kw);
+                    pattern_rule.push(vec![i]);
+                }
+            }
         }
     }
+    // A DFA: with a couple of hundred keywords the default (an NFA) is
+    // several times slower inside WebAssembly.
     let prefilter = AhoCorasickBuilder::new()
         .ascii_case_insensitive(true)
+        .kind(Some(AhoCorasickKind::DFA))
         .match_kind(MatchKind::Standard)
         .build(&patterns)
         .expect("secrets keywords compile");
-    let regexes = RULES
-        .iter()
-        .map(|r| Regex::new(&r.pattern).expect("secrets regex compiles"))
-        .collect();
-    let requires = RULES
-        .iter()
-        .map(|r| {
-            r.requires
-                .as_deref()
-                .map(|q| Regex::new(q).expect("secrets regex compiles"))
-        })
-        .collect();
+    let regexes = RULES.iter().map(|_| OnceLock::new()).collect();
+    let requires = RULES.iter().map(|_| OnceLock::new()).collect();
     Compiled {
         prefilter,
         pattern_rule,
@@ -109,15 +128,18 @@ pub fn scan(path: &str, content: &str) -> Vec<Finding> {
     let mut todo: Vec<(usize, usize)> = Vec::new();
     let mut lines: Option<Lines<'_>> = None;
     let mut seen = HashSet::new();
+    // Whether each rule applies to this file, decided once.
+    let mut applies: Vec<Option<bool>> = vec![None; RULES.len()];
     for m in c.prefilter.find_overlapping_iter(content) {
-        let rule = c.pattern_rule[m.pattern().as_usize()];
-        if !RULES[rule].applies_to(path) {
-            continue;
-        }
-        let lines = lines.get_or_insert_with(|| Lines::new(content));
-        let line = lines.index_of(m.start());
-        if seen.insert((rule, line)) {
-            todo.push((rule, line));
+        for &rule in &c.pattern_rule[m.pattern().as_usize()] {
+            if !*applies[rule].get_or_insert_with(|| RULES[rule].applies_to(path)) {
+                continue;
+            }
+            let lines = lines.get_or_insert_with(|| Lines::new(content));
+            let line = lines.index_of(m.start());
+            if seen.insert((rule, line)) {
+                todo.push((rule, line));
+            }
         }
     }
     for &rule in &c.every_line {
@@ -144,14 +166,14 @@ pub fn scan(path: &str, content: &str) -> Vec<Finding> {
         if rule.yields && specific_lines.contains(&line_index) {
             continue;
         }
-        if let Some(req) = &c.requires[rule_index]
+        if let Some(req) = c.requires(rule_index)
             && !*required[rule_index].get_or_insert_with(|| req.is_match(content))
         {
             continue;
         }
         let line = lines.line(line_index);
         let line_start = lines.start(line_index);
-        for caps in c.regexes[rule_index].captures_iter(line) {
+        for caps in c.regex(rule_index).captures_iter(line) {
             let Some(secret) = caps
                 .get(rule.group)
                 .or_else(|| (1..caps.len()).rev().find_map(|i| caps.get(i)))

@@ -1020,7 +1020,11 @@ fn github_checksums_are_computed_as_github_does() {
 
 #[test]
 fn the_rules_file_is_checked_field_by_field() {
-    use crate::secret_rules::parse;
+    let parse = |yaml: &str| -> Result<Vec<crate::secret_rules::SecretRule>, String> {
+        let file: crate::secret_rules::RulesFile =
+            serde_yaml::from_str(yaml).map_err(|e| e.to_string())?;
+        crate::secret_rules::check(file.rules)
+    };
     let bad_regex = "rules:\n- id: X\n  title: t\n  severity: high\n  keywords: [a]\n  pattern: '('\n  examples: {match: [a]}\n";
     let e = parse(bad_regex).unwrap_err();
     assert!(e.contains("rule 1 (X): pattern"), "{e}");
