@@ -10,7 +10,8 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
-use super::security::{audit_json, fixtures, sandbox};
+use super::security::{audit, audit_json, fixtures, sandbox};
+use agent_tests::text;
 
 fn write(root: &Path, rel: &str, text: &str) {
     let p = root.join(rel);
@@ -89,8 +90,32 @@ fn hidden_credential_files_are_scanned_and_each_exclusion_is_counted() {
         "{stderr}"
     );
     // The evidence is redacted: the password is nowhere in the report.
-    let text = report.to_string();
-    assert!(!text.contains(&password), "the password leaked: {text}");
+    let json = report.to_string();
+    assert!(!json.contains(&password), "the password leaked: {json}");
+
+    // Every other format says it too, and never shows the password.
+    let run = |format: &str| {
+        let out = audit(&sb, root, &["--scanners", "secrets", "--output", format]);
+        let (stdout, _) = text(&out);
+        assert!(!stdout.contains(&password), "{format}: the password leaked");
+        stdout
+    };
+    let sarif: serde_json::Value = serde_json::from_str(&run("sarif")).expect("SARIF is JSON");
+    let notes = &sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"];
+    let note = notes
+        .as_array()
+        .and_then(|n| n.iter().find(|n| n["descriptor"]["id"] == "files-excluded"))
+        .unwrap_or_else(|| panic!("no files-excluded notification: {notes}"));
+    assert_eq!(note["level"], "note");
+    assert_eq!(note["message"]["text"], "excluded: .gitignore 1 directory");
+    assert!(
+        run("markdown").contains("- Excluded: .gitignore 1 directory"),
+        "markdown"
+    );
+    assert!(
+        run("github").contains("::notice::excluded: .gitignore 1 directory"),
+        "github"
+    );
 }
 
 /// Every credential of the labelled tree is found, no look-alike is.

@@ -331,4 +331,3 @@ mod placeholder_tests {
         }
     }
 }
-
