@@ -35,6 +35,9 @@ pub enum Check {
     Crc32Base62,
     /// Base64 of `user:password` (Docker `auths`, HTTP basic auth).
     Base64UserPassword,
+    /// A URI's userinfo password: [`Check::Password`], and the host is not
+    /// a documentation one (`example.com`, `*.test`, `foo`).
+    UriPassword,
 }
 
 /// An example, with the file path it is scanned as.

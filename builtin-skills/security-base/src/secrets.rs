@@ -227,6 +227,12 @@ pub fn scan(path: &str, content: &str) -> Vec<Finding> {
                         continue;
                     }
                 }
+                Check::UriPassword => {
+                    let whole = caps.get(0).map_or("", |m| m.as_str());
+                    if is_placeholder_password(value) || documentation_host(whole) {
+                        continue;
+                    }
+                }
                 Check::GenericUnquoted
                     if !is_config_path(path) || value.starts_with(['"', '\'']) =>
                 {
@@ -300,6 +306,30 @@ fn is_placeholder_password(value: &str) -> bool {
                 | "null"
                 | "none"
         )
+}
+
+/// Whether the host of the URI `uri` (after the userinfo) is one that
+/// documentation and tests use: `example.com/.org/.net`, `*.example`,
+/// `*.test`, `*.invalid`, or a one-label name of at most three letters
+/// (`foo`, `d`).
+fn documentation_host(uri: &str) -> bool {
+    let Some((_, rest)) = uri.rsplit_once('@') else {
+        return false;
+    };
+    let host = rest
+        .split(['/', ':', '?', '#'])
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let host = host.trim_end_matches('.');
+    ["example.com", "example.org", "example.net"]
+        .iter()
+        .any(|d| host == *d || host.ends_with(&format!(".{d}")))
+        || [".example", ".test", ".invalid"]
+            .iter()
+            .any(|t| host.ends_with(t))
+        || matches!(host, "example" | "foo" | "bar" | "baz")
+        || (!host.contains('.') && host.len() <= 3 && host != "db")
 }
 
 /// Whether `value` is base64 of `user:password` with a real password.
