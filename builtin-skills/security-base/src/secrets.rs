@@ -189,6 +189,10 @@ pub fn scan(path: &str, content: &str) -> Vec<Finding> {
             if rule.check != Check::Pem && !value.starts_with('$') && text::is_placeholder(value) {
                 continue;
             }
+            // `{name}`, `{a:36}`: a template, not a value.
+            if rule.check != Check::Pem && value.contains('{') && value.contains('}') {
+                continue;
+            }
             if rule.entropy.is_some_and(|min| text::entropy(value) < min) {
                 continue;
             }
