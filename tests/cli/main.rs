@@ -805,3 +805,6 @@ mod apple_dev;
 
 // The README's `./run`: the toolchain check first, on its own (issue 15).
 mod run_script;
+
+// Issue 16, items 1-2: every dotfile walked, exclusions counted, the labelled secrets tree.
+mod secrets;

@@ -22,6 +22,7 @@ pub mod config;
 pub mod finding;
 pub mod queries;
 pub mod sast;
+pub mod secret_rules;
 pub mod secrets;
 pub mod text;
 

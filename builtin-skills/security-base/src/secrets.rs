@@ -7,10 +7,10 @@
 //! entropy of at least [`GENERIC_MIN_ENTROPY`], private keys need a key body.
 
 use std::collections::HashSet;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
-use agent_skill_sdk::types::{Confidence, Finding, Severity};
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use agent_skill_sdk::types::{Confidence, Finding};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use regex::Regex;
 
 use crate::finding::{self, Meta, Span};
@@ -25,321 +25,26 @@ const REFS: &[&str] = &[
     "https://owasp.org/Top10/A07_2021-Identification_and_Authentication_Failures/",
 ];
 
-const fn meta(id: &'static str, title: &'static str, severity: Severity) -> Meta {
+fn meta(rule: &'static SecretRule, confidence: Confidence) -> Meta {
     Meta {
-        id,
-        title,
+        id: &rule.id,
+        title: &rule.title,
         description: "A credential is written in the source. Anyone who can read the repository or its history can use it.",
-        severity,
+        severity: rule.severity(),
         category: "secrets-exposure",
         cwe: "CWE-798",
         owasp: "A07:2021",
         remediation: REMEDIATION,
-        confidence: Confidence::High,
+        confidence,
         references: REFS,
     }
 }
 
-/// Extra validation of a match.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Check {
-    /// The regex is enough.
-    None,
-    /// The secret's entropy must reach this value.
-    Entropy(f64),
-    /// A PEM header must be followed by a key body.
-    Pem,
-    /// Generic `name = "value"`: placeholder and entropy checks.
-    Generic,
-    /// Connection string: the password must not be a placeholder.
-    Password,
-    /// Generic unquoted `NAME=value` / `name: value`, in configuration
-    /// files only (in source code an unquoted right-hand side is code).
-    GenericUnquoted,
-}
+use crate::secret_rules::{Check, checksum_valid};
+pub use crate::secret_rules::{RULES, SecretRule};
 
-/// One secrets rule.
-pub struct SecretRule {
-    meta: Meta,
-    keywords: &'static [&'static str],
-    pattern: &'static str,
-    /// Capture group holding the secret (redacted in the evidence).
-    group: usize,
-    check: Check,
-    confidence: Confidence,
-}
-
-macro_rules! rule {
-    ($id:literal, $title:literal, $sev:ident, $conf:ident, [$($kw:literal),*], $re:literal, $group:literal, $check:expr) => {
-        SecretRule {
-            meta: meta($id, $title, Severity::$sev),
-            keywords: &[$($kw),*],
-            pattern: $re,
-            group: $group,
-            check: $check,
-            confidence: Confidence::$conf,
-        }
-    };
-}
-
-/// Every secrets rule; the generic rule comes last (it yields to the
-/// specific ones on the same line).
-pub static RULES: &[SecretRule] = &[
-    rule!(
-        "SECRET-AWS-ACCESS-KEY",
-        "AWS access key id",
-        High,
-        High,
-        ["akia", "asia", "abia", "acca"],
-        r"\b((?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16})\b",
-        1,
-        Check::None
-    ),
-    rule!(
-        "SECRET-AWS-SECRET-KEY",
-        "AWS secret access key",
-        Critical,
-        High,
-        ["aws"],
-        r#"(?i)aws_?(?:secret_?access_?key|secret_?key|secret)["']?\s*(?::=|=>|=|:)\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)"#,
-        1,
-        Check::Entropy(3.5)
-    ),
-    rule!(
-        "SECRET-GCP-SERVICE-ACCOUNT-KEY",
-        "GCP service account private key",
-        Critical,
-        High,
-        ["private_key_id"],
-        r#""private_key_id"\s*:\s*"([a-f0-9]{40})""#,
-        1,
-        Check::None
-    ),
-    rule!(
-        "SECRET-GCP-API-KEY",
-        "Google Cloud API key",
-        High,
-        High,
-        ["aiza"],
-        r"\b(AIza[0-9A-Za-z_\-]{35})(?:[^0-9A-Za-z_\-]|$)",
-        1,
-        Check::None
-    ),
-    rule!(
-        "SECRET-AZURE-STORAGE-KEY",
-        "Azure storage account key",
-        Critical,
-        High,
-        ["accountkey"],
-        r"(?i)AccountKey=([A-Za-z0-9+/]{86}==)",
-        1,
-        Check::None
-    ),
-    rule!(
-        "SECRET-GITHUB-TOKEN",
-        "GitHub token",
-        Critical,
-        High,
-        ["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
-        r"\b((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36})\b",
-        1,
-        Check::None
-    ),
-    rule!(
-        "SECRET-GITHUB-FINE-GRAINED-PAT",
-        "GitHub fine-grained personal access token",
-        Critical,
-        High,
-        ["github_pat_"],
-        r"\b(github_pat_[A-Za-z0-9_]{82})\b",
-        1,
-        Check::None
-    ),
-    rule!(
-        "SECRET-GITLAB-TOKEN",
-        "GitLab personal access token",
-        Critical,
-        High,
-        ["glpat-"],
-        r"\b(glpat-[A-Za-z0-9_\-]{20})(?:[^A-Za-z0-9_\-]|$)",
-        1,
-        Check::None
-    ),
-    rule!(
-        "SECRET-SLACK-TOKEN",
-        "Slack token",
-        High,
-        High,
-        ["xoxb-", "xoxa-", "xoxp-", "xoxr-", "xoxs-"],
-        r"\b(xox[baprs]-[0-9]{6,}-[0-9A-Za-z\-]{8,})",
-        1,
-        Check::None
-    ),
-    rule!(
-        "SECRET-SLACK-WEBHOOK",
-        "Slack incoming webhook URL",
-        Medium,
-        High,
-        ["hooks.slack.com"],
-        r"(https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9]{8,}/[A-Za-z0-9]{8,}/[A-Za-z0-9]{16,})",
-        1,
-        Check::None
-    ),
-    rule!(
-        "SECRET-STRIPE-KEY",
-        "Stripe live secret or restricted key",
-        Critical,
-        High,
-        ["sk_live_", "rk_live_"],
-        r"\b((?:sk|rk)_live_[0-9A-Za-z]{24,99})\b",
-        1,
-        Check::None
-    ),
-    rule!(
-        "SECRET-TWILIO-API-KEY",
-        "Twilio API key",
-        High,
-        Medium,
-        ["sk"],
-        r"\b(SK[0-9a-f]{32})\b",
-        1,
-        Check::Entropy(3.0)
-    ),
-    rule!(
-        "SECRET-SENDGRID-API-KEY",
-        "SendGrid API key",
-        High,
-        High,
-        ["sg."],
-        r"\b(SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43})(?:[^A-Za-z0-9_\-]|$)",
-        1,
-        Check::None
-    ),
-    rule!(
-        "SECRET-OPENAI-API-KEY",
-        "OpenAI API key",
-        High,
-        High,
-        ["sk-proj-", "sk-svcacct-", "sk-admin-", "t3blbkfj"],
-        r"\b(sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,}|sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20})",
-        1,
-        Check::None
-    ),
-    rule!(
-        "SECRET-ANTHROPIC-API-KEY",
-        "Anthropic API key",
-        High,
-        High,
-        ["sk-ant-"],
-        r"\b(sk-ant-(?:api|admin)[0-9]{2}-[A-Za-z0-9_\-]{80,})",
-        1,
-        Check::None
-    ),
-    rule!(
-        "SECRET-NPM-TOKEN",
-        "npm access token",
-        High,
-        High,
-        ["npm_"],
-        r"\b(npm_[A-Za-z0-9]{36})\b",
-        1,
-        Check::None
-    ),
-    rule!(
-        "SECRET-PYPI-TOKEN",
-        "PyPI upload token",
-        High,
-        High,
-        ["pypi-ageichlwas5vcmc"],
-        r"\b(pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,})",
-        1,
-        Check::None
-    ),
-    rule!(
-        "SECRET-PRIVATE-KEY",
-        "Private key",
-        Critical,
-        High,
-        ["private key"],
-        r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY(?: BLOCK)?-----",
-        0,
-        Check::Pem
-    ),
-    rule!(
-        "SECRET-JWT",
-        "JSON Web Token",
-        Medium,
-        Medium,
-        ["eyj"],
-        r"\b(eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,})",
-        1,
-        Check::None
-    ),
-    rule!(
-        "SECRET-DB-CONNECTION-STRING",
-        "Database connection string with a password",
-        High,
-        High,
-        [
-            "postgres",
-            "mysql",
-            "mariadb",
-            "mongodb",
-            "redis",
-            "amqp",
-            "mssql",
-            "sqlserver"
-        ],
-        r#"(?i)\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver)://[^\s:/@'"`]+:([^\s@'"`/]+)@[^\s'"`]+"#,
-        1,
-        Check::Password
-    ),
-    rule!(
-        "SECRET-GENERIC-CREDENTIAL",
-        "Hard-coded credential",
-        High,
-        Medium,
-        [
-            "pass",
-            "pwd",
-            "secret",
-            "token",
-            "key",
-            "credential",
-            "auth"
-        ],
-        r#"(?i)(?:^|[^A-Za-z0-9_:])((?:[A-Za-z0-9_\-]*[_\-.])?(?:password|passwd|pwd|secret|token|api_?key|apikey|access_?key|auth_?key|client_?secret|private_?key|credentials?)(?:[_\-][A-Za-z0-9_\-]*)?)["']?\s*(?::=|=>|==|=|:)\s*[rbuf]?["']([!#-&(-~]{8,200})["']"#,
-        2,
-        Check::Generic
-    ),
-    rule!(
-        "SECRET-GENERIC-CREDENTIAL",
-        "Hard-coded credential",
-        High,
-        Medium,
-        [
-            "pass",
-            "pwd",
-            "secret",
-            "token",
-            "key",
-            "credential",
-            "auth"
-        ],
-        r#"(?i)^\s*(?:export\s+|-\s+)?((?:[A-Za-z0-9_\-]*[_\-.])?(?:password|passwd|pwd|secret|token|api_?key|apikey|access_?key|auth_?key|client_?secret|private_?key|credentials?)(?:[_\-][A-Za-z0-9_\-]*)?)\s*(?:=|:)[ \t]*([!#-&(-~]{8,200})[ \t]*(?:[#;].*)?$"#,
-        2,
-        Check::GenericUnquoted
-    ),
-];
-
-impl SecretRule {
-    /// The rule's id.
-    pub fn id(&self) -> &'static str {
-        self.meta.id
-    }
-}
-
-/// Documented example values, never reported.
+/// Documented example values, never reported: AWS's documentation keys
+/// (any value containing `EXAMPLE` is treated the same way).
 const EXAMPLE_KEYS: &[&str] = &[
     "AKIAIOSFODNN7EXAMPLE",
     "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
@@ -347,34 +52,70 @@ const EXAMPLE_KEYS: &[&str] = &[
 
 struct Compiled {
     prefilter: AhoCorasick,
-    /// Pattern index of the prefilter → rule index.
-    pattern_rule: Vec<usize>,
-    regexes: Vec<Regex>,
+    /// Pattern index of the prefilter → the rules with that keyword.
+    pattern_rule: Vec<Vec<usize>>,
+    /// Rules without keywords: every line of the files they apply to.
+    every_line: Vec<usize>,
+    /// Each rule's regex, compiled the first time a line needs it (most
+    /// rules never meet their keywords in a given project).
+    regexes: Vec<OnceLock<Regex>>,
+    requires: Vec<OnceLock<Option<Regex>>>,
     pem_body: Regex,
 }
 
+impl Compiled {
+    fn regex(&self, rule: usize) -> &Regex {
+        self.regexes[rule]
+            .get_or_init(|| Regex::new(&RULES[rule].pattern).expect("secrets regex compiles"))
+    }
+
+    fn requires(&self, rule: usize) -> Option<&Regex> {
+        self.requires[rule]
+            .get_or_init(|| {
+                RULES[rule]
+                    .requires
+                    .as_deref()
+                    .map(|q| Regex::new(q).expect("secrets regex compiles"))
+            })
+            .as_ref()
+    }
+}
+
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
-    let mut patterns = Vec::new();
-    let mut pattern_rule = Vec::new();
+    let mut patterns: Vec<String> = Vec::new();
+    let mut pattern_rule: Vec<Vec<usize>> = Vec::new();
+    let mut every_line = Vec::new();
     for (i, rule) in RULES.iter().enumerate() {
-        for kw in rule.keywords {
-            patterns.push(*kw);
-            pattern_rule.push(i);
+        if rule.keywords.is_empty() {
+            every_line.push(i);
+        }
+        for kw in &rule.keywords {
+            let kw = kw.to_ascii_lowercase();
+            match patterns.iter().position(|p| *p == kw) {
+                Some(at) => pattern_rule[at].push(i),
+                None => {
+                    patterns.push(kw);
+                    pattern_rule.push(vec![i]);
+                }
+            }
         }
     }
+    // A DFA: with a couple of hundred keywords the default (an NFA) is
+    // several times slower inside WebAssembly.
     let prefilter = AhoCorasickBuilder::new()
         .ascii_case_insensitive(true)
+        .kind(Some(AhoCorasickKind::DFA))
         .match_kind(MatchKind::Standard)
         .build(&patterns)
         .expect("secrets keywords compile");
-    let regexes = RULES
-        .iter()
-        .map(|r| Regex::new(r.pattern).expect("secrets regex compiles"))
-        .collect();
+    let regexes = RULES.iter().map(|_| OnceLock::new()).collect();
+    let requires = RULES.iter().map(|_| OnceLock::new()).collect();
     Compiled {
         prefilter,
         pattern_rule,
+        every_line,
         regexes,
+        requires,
         pem_body: Regex::new(r"^(?:\\n|\\r|\r?\n|\s|[A-Za-z0-9-]+: [^\n]*\n)*[A-Za-z0-9+/=]{40,}")
             .expect("pem body regex compiles"),
     }
@@ -387,12 +128,29 @@ pub fn scan(path: &str, content: &str) -> Vec<Finding> {
     let mut todo: Vec<(usize, usize)> = Vec::new();
     let mut lines: Option<Lines<'_>> = None;
     let mut seen = HashSet::new();
+    // Whether each rule applies to this file, decided once.
+    let mut applies: Vec<Option<bool>> = vec![None; RULES.len()];
     for m in c.prefilter.find_overlapping_iter(content) {
+        for &rule in &c.pattern_rule[m.pattern().as_usize()] {
+            if !*applies[rule].get_or_insert_with(|| RULES[rule].applies_to(path)) {
+                continue;
+            }
+            let lines = lines.get_or_insert_with(|| Lines::new(content));
+            let line = lines.index_of(m.start());
+            if seen.insert((rule, line)) {
+                todo.push((rule, line));
+            }
+        }
+    }
+    for &rule in &c.every_line {
+        if !RULES[rule].applies_to(path) {
+            continue;
+        }
         let lines = lines.get_or_insert_with(|| Lines::new(content));
-        let rule = c.pattern_rule[m.pattern().as_usize()];
-        let line = lines.index_of(m.start());
-        if seen.insert((rule, line)) {
-            todo.push((rule, line));
+        for line in 0..lines.count() {
+            if seen.insert((rule, line)) {
+                todo.push((rule, line));
+            }
         }
     }
     let Some(lines) = lines else {
@@ -402,27 +160,62 @@ pub fn scan(path: &str, content: &str) -> Vec<Finding> {
 
     let mut findings = Vec::new();
     let mut specific_lines = HashSet::new();
+    let mut required: Vec<Option<bool>> = vec![None; RULES.len()];
     for (rule_index, line_index) in todo {
-        let rule = &RULES[rule_index];
-        let generic = matches!(rule.check, Check::Generic | Check::GenericUnquoted);
-        if generic && specific_lines.contains(&line_index) {
+        let rule: &'static SecretRule = &RULES[rule_index];
+        if rule.yields && specific_lines.contains(&line_index) {
+            continue;
+        }
+        if let Some(req) = c.requires(rule_index)
+            && !*required[rule_index].get_or_insert_with(|| req.is_match(content))
+        {
             continue;
         }
         let line = lines.line(line_index);
         let line_start = lines.start(line_index);
-        for caps in c.regexes[rule_index].captures_iter(line) {
-            let Some(secret) = caps.get(rule.group) else {
+        for caps in c.regex(rule_index).captures_iter(line) {
+            let Some(secret) = caps
+                .get(rule.group)
+                .or_else(|| (1..caps.len()).rev().find_map(|i| caps.get(i)))
+            else {
                 continue;
             };
             let value = secret.as_str();
             if EXAMPLE_KEYS.iter().any(|k| value.contains(k)) || value.contains("EXAMPLE") {
                 continue;
             }
-            let mut confidence = rule.confidence;
+            // Stand-ins (`xxxx`, `<token>`, `changeme`) are not secrets; a
+            // leading `$` is a crypt(3) hash here, not a variable.
+            if rule.check != Check::Pem && !value.starts_with('$') && text::is_placeholder(value) {
+                continue;
+            }
+            // `{name}`, `{a:36}`: a template, not a value.
+            if rule.check != Check::Pem && value.contains('{') && value.contains('}') {
+                continue;
+            }
+            if rule.entropy.is_some_and(|min| text::entropy(value) < min) {
+                continue;
+            }
+            let lower = value.to_ascii_lowercase();
+            if rule.placeholders.iter().any(|p| lower.contains(p.as_str())) {
+                continue;
+            }
+            let mut confidence = rule.confidence();
+            let mut metadata = Vec::new();
             match rule.check {
                 Check::None => {}
-                Check::Entropy(min) => {
-                    if text::entropy(value) < min {
+                Check::Crc32Base62 => {
+                    let valid = checksum_valid(value);
+                    metadata.push((
+                        "checksum".to_string(),
+                        if valid { "valid" } else { "invalid" }.to_string(),
+                    ));
+                    if !valid {
+                        confidence = Confidence::Medium;
+                    }
+                }
+                Check::Base64UserPassword => {
+                    if !base64_user_password(value) {
                         continue;
                     }
                 }
@@ -434,10 +227,13 @@ pub fn scan(path: &str, content: &str) -> Vec<Finding> {
                     }
                 }
                 Check::Password => {
-                    if text::is_placeholder(value)
-                        || value.chars().all(|c| c == '*')
-                        || matches!(value, "foo" | "bar" | "baz" | "pass" | "pwd" | "user")
-                    {
+                    if is_placeholder_password(value) {
+                        continue;
+                    }
+                }
+                Check::UriPassword => {
+                    let whole = caps.get(0).map_or("", |m| m.as_str());
+                    if is_placeholder_password(value) || documentation_host(whole) {
                         continue;
                     }
                 }
@@ -461,7 +257,7 @@ pub fn scan(path: &str, content: &str) -> Vec<Finding> {
             let whole = caps.get(0).map_or(secret, |m| m);
             // The generic rule's match starts with the boundary before the name.
             let first = match rule.check {
-                Check::Generic | Check::GenericUnquoted => {
+                Check::Generic | Check::GenericUnquoted if rule.group > 1 => {
                     caps.get(1).map_or(whole.start(), |m| m.start())
                 }
                 _ => whole.start(),
@@ -482,16 +278,76 @@ pub fn scan(path: &str, content: &str) -> Vec<Finding> {
             if is_test_path(path) {
                 confidence = Confidence::Low;
             }
-            let mut meta = rule.meta;
-            meta.confidence = confidence;
-            findings.push(finding::make(&meta, path, span, evidence));
-            if !generic {
+            let meta = meta(rule, confidence);
+            findings.push(finding::make_with(
+                &meta, path, span, evidence, confidence, metadata,
+            ));
+            if !rule.yields {
                 specific_lines.insert(line_index);
             }
         }
     }
     finding::dedup(&mut findings);
     findings
+}
+
+/// Password values that are stand-ins: placeholders, masks, toy words.
+fn is_placeholder_password(value: &str) -> bool {
+    let v = value.trim_matches(|c| c == '"' || c == '\'');
+    text::is_placeholder(v)
+        || v.starts_with('<')
+        || v.chars().all(|c| c == '*' || c == 'x' || c == 'X')
+        || matches!(
+            v.to_ascii_lowercase().as_str(),
+            "foo"
+                | "bar"
+                | "baz"
+                | "pass"
+                | "pwd"
+                | "user"
+                | "password"
+                | "secret"
+                | "null"
+                | "none"
+        )
+}
+
+/// Whether the host of the URI `uri` (after the userinfo) is one that
+/// documentation and tests use: `example.com/.org/.net`, `*.example`,
+/// `*.test`, `*.invalid`, or a one-label name of at most three letters
+/// (`foo`, `d`).
+fn documentation_host(uri: &str) -> bool {
+    let Some((_, rest)) = uri.rsplit_once('@') else {
+        return false;
+    };
+    let host = rest
+        .split(['/', ':', '?', '#'])
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let host = host.trim_end_matches('.');
+    ["example.com", "example.org", "example.net"]
+        .iter()
+        .any(|d| host == *d || host.ends_with(&format!(".{d}")))
+        || [".example", ".test", ".invalid"]
+            .iter()
+            .any(|t| host.ends_with(t))
+        || matches!(host, "example" | "foo" | "bar" | "baz")
+        || (!host.contains('.') && host.len() <= 3 && host != "db")
+}
+
+/// Whether `value` is base64 of `user:password` with a real password.
+fn base64_user_password(value: &str) -> bool {
+    let Some(bytes) = text::base64_decode(value) else {
+        return false;
+    };
+    let Ok(s) = String::from_utf8(bytes) else {
+        return false;
+    };
+    match s.split_once(':') {
+        Some((user, password)) => !user.is_empty() && !is_placeholder_password(password),
+        None => false,
+    }
 }
 
 /// Values that are code or paths, not secrets: dotted identifiers,

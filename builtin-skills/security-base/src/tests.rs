@@ -957,3 +957,85 @@ fn send_from_directory_with_request_data_is_safe() {
     let code = "def d():\n    filename = request.args.get('file', '')\n    return send_from_directory('/srv/files', filename)\n";
     assert!(crate::sast::scan("app.py", code, Some("python")).is_empty());
 }
+
+/// Issue 16: every secrets rule is data with examples; each example that
+/// must match yields a finding of that rule, none that must not does.
+#[test]
+fn every_secret_rule_matches_its_examples() {
+    use crate::secret_rules::{Example, RULES, expand_example};
+    let text = |e: &Example| match e {
+        Example::Text(t) | Example::At { text: t, .. } => t.clone(),
+    };
+    let mut failures = Vec::new();
+    for (r, rule) in RULES.iter().enumerate() {
+        let cases = rule
+            .examples
+            .matches
+            .iter()
+            .map(|e| (e, true))
+            .chain(rule.examples.no_match.iter().map(|e| (e, false)));
+        for (i, (example, must)) in cases.enumerate() {
+            let content = format!(
+                "{}\n",
+                expand_example(&text(example), (r * 100 + i) as u64 + 1)
+            );
+            let path = rule.example_path(example);
+            let found = crate::secrets::scan(path, &content)
+                .iter()
+                .any(|f| f.rule_id == rule.id);
+            if found != must {
+                failures.push(format!(
+                    "{} {} {path}: {content:?}",
+                    rule.id,
+                    if must {
+                        "missed"
+                    } else {
+                        "matched the look-alike"
+                    }
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn github_checksums_are_computed_as_github_does() {
+    use crate::secret_rules::{base62_crc32, checksum_valid, expand_example};
+    // CRC-32 (IEEE) of "123456789" is the standard check value.
+    assert_eq!(crate::secret_rules::crc32(b"123456789"), 0xCBF4_3926);
+    assert_eq!(base62_crc32("123456789").len(), 6);
+    let token = expand_example("ghp_{a:30}{crc}", 7);
+    assert!(checksum_valid(&token), "{token}");
+    let mut broken = token.clone();
+    broken.replace_range(4..5, if &token[4..5] == "A" { "B" } else { "A" });
+    assert!(!checksum_valid(&broken));
+    // A valid checksum: high confidence; a broken one: reported, medium.
+    let f = crate::secrets::scan("a.txt", &format!("t = {token}\n"));
+    assert_eq!(f[0].confidence, agent_skill_sdk::types::Confidence::High);
+    assert!(f[0].metadata.contains(&("checksum".into(), "valid".into())));
+    let f = crate::secrets::scan("a.txt", &format!("t = {broken}\n"));
+    assert_eq!(f[0].confidence, agent_skill_sdk::types::Confidence::Medium);
+}
+
+#[test]
+fn the_rules_file_is_checked_field_by_field() {
+    let parse = |yaml: &str| -> Result<Vec<crate::secret_rules::SecretRule>, String> {
+        let file: crate::secret_rules::RulesFile =
+            serde_yaml::from_str(yaml).map_err(|e| e.to_string())?;
+        crate::secret_rules::check(file.rules)
+    };
+    let bad_regex = "rules:\n- id: X\n  title: t\n  severity: high\n  keywords: [a]\n  pattern: '('\n  examples: {match: [a]}\n";
+    let e = parse(bad_regex).unwrap_err();
+    assert!(e.contains("rule 1 (X): pattern"), "{e}");
+    let unknown = "rules:\n- id: X\n  title: t\n  severity: high\n  keywords: [a]\n  pattern: 'a'\n  colour: red\n  examples: {match: [a]}\n";
+    assert!(parse(unknown).unwrap_err().contains("colour"));
+    let everywhere = "rules:\n- id: X\n  title: t\n  severity: high\n  pattern: '(a)'\n  examples: {match: [a]}\n";
+    assert!(
+        parse(everywhere)
+            .unwrap_err()
+            .contains("no keywords and no files")
+    );
+    let no_examples = "rules:\n- id: X\n  title: t\n  severity: high\n  keywords: [a]\n  pattern: '(a)'\n  examples: {match: []}\n";
+    assert!(parse(no_examples).unwrap_err().contains("no example"));
+}

@@ -139,6 +139,10 @@ pub struct Stats {
     pub workers: usize,
     /// Per scanner, sorted by name.
     pub scanners: Vec<ScannerStats>,
+    /// What each ignore file and the allowlist kept out of the walk,
+    /// sorted by source.
+    #[serde(default)]
+    pub excluded: Vec<crate::exclude::Exclusion>,
 }
 
 /// A scanner that failed on a file (or a skill that failed to start).
@@ -764,6 +768,7 @@ pub fn audit(
     let walk_opts = WalkOptions {
         max_file_bytes: opts.max_file_bytes,
         only: diff.as_ref().map(|d| d.files.clone()),
+        allowlist: crate::paths::PathPatterns::new(&config.allowlist.paths).unwrap_or_default(),
     };
     let walked = walk(root, &walk_opts)?;
 
@@ -830,6 +835,7 @@ pub fn audit(
     let mut skipped = walked.skipped.clone();
     let mut stats = Stats {
         workers: jobs,
+        excluded: walked.excluded.clone(),
         ..Stats::default()
     };
     let mut per: BTreeMap<String, ScannerStats> = BTreeMap::new();

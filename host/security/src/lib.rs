@@ -15,6 +15,7 @@ pub mod config;
 pub mod deps;
 pub mod diff;
 mod engine;
+pub mod exclude;
 pub mod finding;
 pub mod limits;
 mod only;
@@ -35,6 +36,7 @@ pub use engine::{
     AuditOptions, AuditReport, ScanError, ScannerInfo, ScannerStats, Scope, Stats, audit,
     load_rules, select_skills,
 };
+pub use exclude::Exclusion;
 pub use finding::{Confidence, Finding, Location, Severity, UnknownSeverity, sort_findings};
 pub use limits::{FindingCaps, Truncated};
 pub use only::{ENGINE_SCANNERS, ScannerFilter, valid_names as scanner_names};

@@ -1,14 +1,22 @@
-//! The project walk: ignore files (`.gitignore`, `.ignore`), hidden files
-//! skipped (except `.github/`, `.env*` and `.security.yaml`), size and binary
-//! skips, language detection, lockfiles set aside for the dependency audit.
+//! The project walk: every file, dotfiles and dot-directories included. Only
+//! `.git/` itself, the ignore files (`.gitignore`, `.ignore`, `.agentignore`,
+//! `.git/info/exclude`; see [`crate::exclude`]) and the `.security.yaml`
+//! allowlist paths exclude anything, and each exclusion is counted per
+//! source ([`Exclusion`]). Size and binary skips, language detection,
+//! lockfiles set aside for the dependency audit.
 //! A directory or file that cannot be read is not skipped quietly: it is a
 //! [`Unreadable`] entry, and the audit that meets one is incomplete.
 
 use std::collections::BTreeSet;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
+
+use crate::exclude::Excluder;
+pub use crate::exclude::{ALLOWLIST_SOURCE, Exclusion};
+use crate::paths::PathPatterns;
 
 /// Files larger than this are skipped by default (1 MiB).
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 1024 * 1024;
@@ -26,6 +34,9 @@ pub struct WalkOptions {
     pub max_file_bytes: u64,
     /// Only these relative paths (diff scope), when set.
     pub only: Option<BTreeSet<String>>,
+    /// `.security.yaml` `allowlist.paths`: files they match are not scanned
+    /// (their findings would be dropped); counted as an [`Exclusion`].
+    pub allowlist: PathPatterns,
 }
 
 impl Default for WalkOptions {
@@ -33,6 +44,7 @@ impl Default for WalkOptions {
         WalkOptions {
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
             only: None,
+            allowlist: PathPatterns::default(),
         }
     }
 }
@@ -90,11 +102,8 @@ pub struct Walk {
     pub skipped: Vec<Skipped>,
     /// Directories and files that could not be read, sorted by path.
     pub unreadable: Vec<Unreadable>,
-}
-
-/// Whether a hidden name is still walked.
-fn hidden_allowed(name: &str) -> bool {
-    name == ".github" || name.starts_with(".env") || name == crate::config::SECURITY_FILE
+    /// What each ignore file and the allowlist excluded, sorted by source.
+    pub excluded: Vec<Exclusion>,
 }
 
 /// Walks `root`.
@@ -105,21 +114,20 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> anyhow::Result<Walk> {
     if !root.is_dir() {
         anyhow::bail!("{}: not a directory", root.display());
     }
+    let excluder = Arc::new(Excluder::new(root));
+    let filter = Arc::clone(&excluder);
     let mut builder = ignore::WalkBuilder::new(root);
     builder
-        .hidden(false)
-        .git_ignore(true)
-        .git_global(false)
-        .git_exclude(true)
-        .ignore(true)
+        .standard_filters(false)
         .parents(false)
-        .require_git(false)
         .follow_links(false)
-        .filter_entry(|e| {
-            let name = e.file_name().to_string_lossy();
-            e.depth() == 0 || !name.starts_with('.') || hidden_allowed(&name)
+        .filter_entry(move |e| {
+            e.depth() == 0
+                || (e.file_name().to_str() != Some(".git")
+                    && !filter.excludes(e.path(), e.file_type().is_some_and(|t| t.is_dir())))
         });
     let mut out = Walk::default();
+    let mut allowlisted = 0;
     for entry in builder.build() {
         let entry = match entry {
             Ok(entry) => entry,
@@ -157,6 +165,7 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> anyhow::Result<Walk> {
         {
             continue;
         }
+        let listed = opts.allowlist.matches(&rel);
         let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
         let file = WalkedFile {
             language: agent_syntax::language_for_path(&rel),
@@ -166,6 +175,10 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> anyhow::Result<Walk> {
         };
         if agent_deps::is_lockfile(&file.path) && size <= MAX_LOCKFILE_BYTES {
             out.lockfiles.push(file.clone());
+        }
+        if listed {
+            allowlisted += 1;
+            continue;
         }
         if size > opts.max_file_bytes {
             out.skipped.push(Skipped {
@@ -180,6 +193,15 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> anyhow::Result<Walk> {
     out.lockfiles.sort_by(|a, b| a.path.cmp(&b.path));
     out.skipped.sort_by(|a, b| a.path.cmp(&b.path));
     out.unreadable.sort_by(|a, b| a.path.cmp(&b.path));
+    out.excluded = excluder.counts();
+    if allowlisted > 0 {
+        out.excluded.push(Exclusion {
+            source: ALLOWLIST_SOURCE.to_string(),
+            files: allowlisted,
+            directories: 0,
+        });
+        out.excluded.sort_by(|a, b| a.source.cmp(&b.source));
+    }
     Ok(out)
 }
 

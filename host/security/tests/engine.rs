@@ -18,7 +18,7 @@ fn write(root: &Path, rel: &str, text: &[u8]) {
 }
 
 #[test]
-fn walker_skips_ignored_hidden_large_and_keeps_allowed_dotfiles() {
+fn walker_skips_ignored_and_large_and_walks_every_dotfile() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     write(root, ".gitignore", b"build/\n*.log\n");
@@ -40,7 +40,7 @@ fn walker_skips_ignored_hidden_large_and_keeps_allowed_dotfiles() {
         root,
         &WalkOptions {
             max_file_bytes: 1024,
-            only: None,
+            ..WalkOptions::default()
         },
     )
     .unwrap();
@@ -50,15 +50,19 @@ fn walker_skips_ignored_hidden_large_and_keeps_allowed_dotfiles() {
         [
             ".env.production",
             ".github/workflows/ci.yml",
+            ".gitignore",
+            ".hidden/secret.py",
             ".security.yaml",
+            ".vscode/settings.json",
             "Cargo.lock",
             "img.bin",
             "src/app.py",
+            "web/.ignore",
             "web/index.js",
         ]
     );
-    assert_eq!(w.files[5].language, Some("python"));
-    assert_eq!(w.files[6].language, Some("javascript"));
+    assert_eq!(w.files[8].language, Some("python"));
+    assert_eq!(w.files[10].language, Some("javascript"));
     assert_eq!(w.skipped.len(), 1);
     assert_eq!(w.skipped[0].path, "big.txt");
     assert_eq!(w.skipped[0].reason, SkipReason::TooLarge);
@@ -70,6 +74,7 @@ fn walker_skips_ignored_hidden_large_and_keeps_allowed_dotfiles() {
     let only = WalkOptions {
         max_file_bytes: 1024,
         only: Some(["src/app.py".to_string()].into_iter().collect()),
+        ..WalkOptions::default()
     };
     assert_eq!(walk(root, &only).unwrap().files.len(), 1);
 }
@@ -306,5 +311,69 @@ fn audits_a_tiny_tree_with_security_base() {
             .findings
             .iter()
             .any(|f| f.severity == Severity::Critical)
+    );
+}
+
+/// Issue 16: dot-directories holding credentials (`.ssh/`, `.aws/`, `.docker/`)
+/// are walked; only `.git/`, the ignore files and the allowlist exclude, and
+/// each exclusion is counted under the file that decided it.
+#[test]
+fn every_dotfile_is_walked_and_each_exclusion_is_counted_per_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, ".ssh/id_rsa", b"key\n");
+    write(root, ".netrc", b"machine x\n");
+    write(root, ".aws/credentials", b"[default]\n");
+    write(root, ".docker/config.json", b"{}\n");
+    write(root, ".git/config", b"[core]\n");
+    write(root, ".git/info/exclude", b"local.txt\n");
+    write(root, "local.txt", b"x\n");
+    write(root, ".gitignore", b"*.log\nbuild/\n!keep.log\n");
+    write(root, "a.log", b"x\n");
+    write(root, "b.log", b"x\n");
+    write(root, "keep.log", b"x\n");
+    write(root, "build/out.js", b"x\n");
+    write(root, "build/more/out.js", b"x\n");
+    write(root, ".agentignore", b"keep.log\n");
+    write(root, "web/.ignore", b"gen/\n");
+    write(root, "web/gen/a.js", b"x\n");
+    write(root, "web/.agentignore", b"secret-fixture.txt\n");
+    write(root, "web/secret-fixture.txt", b"x\n");
+    write(root, "vendor/lib.js", b"x\n");
+    write(root, "vendor/sub/lib.js", b"x\n");
+    let opts = WalkOptions {
+        allowlist: agent_security::paths::PathPatterns::new(&["vendor/".to_string()]).unwrap(),
+        ..WalkOptions::default()
+    };
+    let w = walk(root, &opts).unwrap();
+    let paths: Vec<&str> = w.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            ".agentignore",
+            ".aws/credentials",
+            ".docker/config.json",
+            ".gitignore",
+            ".netrc",
+            ".ssh/id_rsa",
+            "web/.agentignore",
+            "web/.ignore",
+        ]
+    );
+    let counts: Vec<(&str, usize, usize)> = w
+        .excluded
+        .iter()
+        .map(|e| (e.source.as_str(), e.files, e.directories))
+        .collect();
+    assert_eq!(
+        counts,
+        [
+            (".agentignore", 1, 0),
+            (".git/info/exclude", 1, 0),
+            (".gitignore", 2, 1),
+            (".security.yaml allowlist.paths", 2, 0),
+            ("web/.agentignore", 1, 0),
+            ("web/.ignore", 0, 1),
+        ]
     );
 }

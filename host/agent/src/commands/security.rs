@@ -411,6 +411,9 @@ fn summary(report: &AuditReport, verbose: bool, out: Option<&Path>) {
         s.workers,
         s.duration_ms as f64 / 1000.0
     );
+    if let Some(x) = agent_security::exclude::summary(&s.excluded) {
+        let _ = writeln!(e, "{x}");
+    }
     if verbose {
         let _ = writeln!(
             e,

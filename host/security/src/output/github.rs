@@ -95,5 +95,8 @@ fn write_to(out: &mut dyn Write, report: &AuditReport) -> io::Result<()> {
     if let Some(t) = report.truncated.summary() {
         writeln!(out, "::warning::{}", escape_data(&t))?;
     }
+    if let Some(x) = crate::exclude::summary(&report.stats.excluded) {
+        writeln!(out, "::notice::{}", escape_data(&x))?;
+    }
     Ok(())
 }

@@ -67,6 +67,13 @@ fn write_to(out: &mut dyn Write, report: &AuditReport) -> io::Result<()> {
         report.stats.lockfiles,
         report.packages.len()
     )?;
+    if let Some(x) = crate::exclude::summary(&report.stats.excluded) {
+        writeln!(
+            out,
+            "- Excluded: {}",
+            cell(x.trim_start_matches("excluded: "))
+        )?;
+    }
     writeln!(out, "- Duration: {} ms", report.stats.duration_ms)?;
     if let Some(t) = report.truncated.summary() {
         writeln!(out, "- Not listed: {}", cell(&t))?;

@@ -271,6 +271,13 @@ fn invocation(report: &AuditReport) -> Value {
             "message": { "text": text },
         }));
     }
+    if let Some(text) = crate::exclude::summary(&report.stats.excluded) {
+        notifications.push(json!({
+            "level": "note",
+            "descriptor": { "id": "files-excluded" },
+            "message": { "text": text },
+        }));
+    }
     let mut invocation = json!({ "executionSuccessful": !report.verdict.incomplete });
     if !notifications.is_empty() {
         invocation["toolExecutionNotifications"] = json!(notifications);
