@@ -53,6 +53,7 @@ const LANGUAGES: &[&str] = &[
     "ruby",
     "c",
     "cpp",
+    "objective-c",
 ];
 
 /// Names of the bundled grammars.
@@ -77,6 +78,9 @@ pub fn language_for_path(path: &str) -> Option<&'static str> {
         "rb" => "ruby",
         "c" | "h" => "c",
         "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" => "cpp",
+        // Objective-C and Objective-C++ sources; a `.h` header stays C (it
+        // cannot be told apart from a C header by its name).
+        "m" | "mm" => "objective-c",
         _ => return None,
     })
 }
@@ -95,6 +99,7 @@ fn grammar(name: &str) -> Option<(&'static str, Language)> {
         "ruby" => ("ruby", tree_sitter_ruby::LANGUAGE),
         "c" => ("c", tree_sitter_c::LANGUAGE),
         "cpp" => ("cpp", tree_sitter_cpp::LANGUAGE),
+        "objective-c" | "objc" => ("objective-c", tree_sitter_objc::LANGUAGE),
         _ => return None,
     };
     Some((canonical, Language::new(f)))
