@@ -16,6 +16,7 @@ pub mod deps;
 pub mod diff;
 mod engine;
 pub mod finding;
+pub mod ios;
 pub mod limits;
 mod only;
 pub mod output;
