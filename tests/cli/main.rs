@@ -802,3 +802,6 @@ mod ci_examples;
 mod review_more;
 // The built-in apple-dev skill (issue 19, items 1, 2, 3, 6): fake Xcode programs on PATH, platform gating.
 mod apple_dev;
+
+// iOS security rules (Swift and Objective-C) and the plist/entitlements scanner (issue 19, item 5).
+mod ios_security;
