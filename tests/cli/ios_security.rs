@@ -27,7 +27,10 @@ fn ios_tree() -> tempfile::TempDir {
         plist::Value::Boolean(true),
     );
     let mut root = plist::Dictionary::new();
-    root.insert("NSAppTransportSecurity".into(), plist::Value::Dictionary(ats));
+    root.insert(
+        "NSAppTransportSecurity".into(),
+        plist::Value::Dictionary(ats),
+    );
     let settings = dir.path().join("VulnBank/Settings.plist");
     plist::Value::Dictionary(root)
         .to_file_binary(&settings)
@@ -43,7 +46,11 @@ fn markers(root: &Path, rel: &str, out: &mut Vec<Triple>) {
     for entry in std::fs::read_dir(&dir).expect("fixture dir") {
         let entry = entry.expect("entry");
         let name = entry.file_name().to_string_lossy().to_string();
-        let rel = if rel.is_empty() { name } else { format!("{rel}/{name}") };
+        let rel = if rel.is_empty() {
+            name
+        } else {
+            format!("{rel}/{name}")
+        };
         if entry.path().is_dir() {
             markers(root, &rel, out);
             continue;
@@ -82,19 +89,32 @@ fn every_ios_case_is_reported_at_its_line_and_no_look_alike_is() {
     let mut want = Vec::new();
     markers(dir.path(), "", &mut want);
     // The binary plist has no lines: line 1, the key path in the evidence.
-    want.push((
-        "IOS-ATS-002".into(),
-        "VulnBank/Settings.plist".into(),
-        1,
-    ));
+    want.push(("IOS-ATS-002".into(), "VulnBank/Settings.plist".into(), 1));
     want.sort();
     // The iOS rules' ids, each of which has at least one true case here.
     let ids: std::collections::BTreeSet<&str> = want.iter().map(|t| t.0.as_str()).collect();
     for id in [
-        "IOS-SEC-001", "IOS-SEC-002", "IOS-SEC-003", "IOS-SEC-004", "IOS-SEC-005", "IOS-SEC-007",
-        "IOS-SEC-008", "IOS-SEC-009", "IOS-SEC-010", "IOS-HTTP-001", "IOS-CRYPTO-001",
-        "IOS-KEYCHAIN-001", "IOS-WEBVIEW-001", "IOS-WEBVIEW-002", "IOS-ATS-002", "IOS-ATS-003",
-        "IOS-ATS-004", "IOS-ENT-001", "IOS-ENT-002", "IOS-PLIST-001", "IOS-PLIST-002",
+        "IOS-SEC-001",
+        "IOS-SEC-002",
+        "IOS-SEC-003",
+        "IOS-SEC-004",
+        "IOS-SEC-005",
+        "IOS-SEC-007",
+        "IOS-SEC-008",
+        "IOS-SEC-009",
+        "IOS-SEC-010",
+        "IOS-HTTP-001",
+        "IOS-CRYPTO-001",
+        "IOS-KEYCHAIN-001",
+        "IOS-WEBVIEW-001",
+        "IOS-WEBVIEW-002",
+        "IOS-ATS-002",
+        "IOS-ATS-003",
+        "IOS-ATS-004",
+        "IOS-ENT-001",
+        "IOS-ENT-002",
+        "IOS-PLIST-001",
+        "IOS-PLIST-002",
         "IOS-PLIST-003",
     ] {
         assert!(ids.contains(id), "a true case of {id} in the fixtures");
@@ -107,7 +127,8 @@ fn every_ios_case_is_reported_at_its_line_and_no_look_alike_is() {
         "missed: {missed:#?}\nreported but not expected (look-alikes must stay quiet): {extra:#?}"
     );
     assert!(
-        !got.iter().any(|(_, file, _)| file.starts_with("SafeNotes/")),
+        !got.iter()
+            .any(|(_, file, _)| file.starts_with("SafeNotes/")),
         "no iOS finding in the look-alikes"
     );
 
@@ -115,7 +136,9 @@ fn every_ios_case_is_reported_at_its_line_and_no_look_alike_is() {
     let findings = report["findings"].as_array().expect("findings");
     let objc = findings
         .iter()
-        .find(|f| f["rule_id"] == "IOS-SEC-001" && f["location"]["file"] == "VulnBank/Sources/BankVault.m")
+        .find(|f| {
+            f["rule_id"] == "IOS-SEC-001" && f["location"]["file"] == "VulnBank/Sources/BankVault.m"
+        })
         .expect("IOS-SEC-001 in BankVault.m");
     assert_eq!(objc["scanner"], "apple-dev/rules");
     assert!(
@@ -139,13 +162,15 @@ fn every_ios_case_is_reported_at_its_line_and_no_look_alike_is() {
         .find(|f| f["rule_id"] == "IOS-PLIST-003")
         .expect("the missing usage description");
     assert!(
-        missing["description"]
-            .as_str()
-            .is_some_and(|d| d.contains("AVCaptureDevice") && d.contains("NSCameraUsageDescription")),
+        missing["description"].as_str().is_some_and(
+            |d| d.contains("AVCaptureDevice") && d.contains("NSCameraUsageDescription")
+        ),
         "{missing}"
     );
     // The plist scanner has its own line in the statistics.
-    let per = report["stats"]["scanners"].as_array().expect("scanner stats");
+    let per = report["stats"]["scanners"]
+        .as_array()
+        .expect("scanner stats");
     let plist = per
         .iter()
         .find(|s| s["name"] == "apple-dev/plist")

@@ -76,7 +76,8 @@ pub fn scan(files: &[WalkedFile], max_bytes: u64) -> PlistScan {
 }
 
 pub(super) fn read_bytes(file: &WalkedFile, max: u64) -> Result<Vec<u8>, String> {
-    let mut f = agent_runtime::open_regular(&file.abs).map_err(|e| format!("cannot read it: {e}"))?;
+    let mut f =
+        agent_runtime::open_regular(&file.abs).map_err(|e| format!("cannot read it: {e}"))?;
     let mut bytes = Vec::new();
     f.by_ref()
         .take(max + 1)
@@ -172,7 +173,9 @@ impl std::fmt::Display for Step<'_> {
 }
 
 fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 fn is_true(v: Option<&Value>) -> bool {
@@ -291,7 +294,10 @@ fn check_ats(doc: &mut Doc<'_>, ats: &Dictionary) {
             "NSAllowsArbitraryLoads is true: App Transport Security is off, so the app may load any URL over cleartext HTTP or weak TLS.".into(),
         );
     }
-    for key in ["NSAllowsArbitraryLoadsInWebContent", "NSAllowsArbitraryLoadsForMedia"] {
+    for key in [
+        "NSAllowsArbitraryLoadsInWebContent",
+        "NSAllowsArbitraryLoadsForMedia",
+    ] {
         if is_true(ats.get(key)) {
             doc.report(
                 &ATS_WEB,
@@ -354,7 +360,12 @@ fn check_url_schemes(doc: &mut Doc<'_>, root: &Dictionary) {
 }
 
 fn check_entitlements(doc: &mut Doc<'_>, root: &Dictionary) {
-    let name = doc.file.rsplit('/').next().unwrap_or(doc.file).to_ascii_lowercase();
+    let name = doc
+        .file
+        .rsplit('/')
+        .next()
+        .unwrap_or(doc.file)
+        .to_ascii_lowercase();
     let debug_only = name.contains("debug") || name.contains("development");
     if is_true(root.get("get-task-allow")) && !debug_only {
         doc.report(
@@ -379,7 +390,11 @@ fn check_entitlements(doc: &mut Doc<'_>, root: &Dictionary) {
 
 fn check_cleartext(doc: &mut Doc<'_>, root: &Dictionary) {
     let mut found: Vec<(Vec<String>, String)> = Vec::new();
-    walk_strings(&Value::Dictionary(root.clone()), &mut Vec::new(), &mut found);
+    walk_strings(
+        &Value::Dictionary(root.clone()),
+        &mut Vec::new(),
+        &mut found,
+    );
     for (keys, url) in found {
         let mut path: Vec<Step<'_>> = keys.iter().map(|k| Step::Key(k)).collect();
         path.push(Step::Str(&url));

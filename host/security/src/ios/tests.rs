@@ -142,12 +142,21 @@ fn xml_and_binary_plists_are_read_with_lines_and_key_paths() {
     assert_eq!(
         got,
         vec![
-            ("IOS-SEC-002", "Info.plist", 7, "NSAppTransportSecurity/NSAllowsArbitraryLoads"),
+            (
+                "IOS-SEC-002",
+                "Info.plist",
+                7,
+                "NSAppTransportSecurity/NSAllowsArbitraryLoads"
+            ),
             ("IOS-ENT-001", "App.entitlements", 1, "get-task-allow"),
         ]
     );
     assert_eq!(out.files, 2);
     assert_eq!(out.errors.len(), 1, "{:?}", out.errors);
     assert_eq!(out.errors[0].0, "Broken.plist");
-    assert!(out.errors[0].1.starts_with("not a property list:"), "{:?}", out.errors);
+    assert!(
+        out.errors[0].1.starts_with("not a property list:"),
+        "{:?}",
+        out.errors
+    );
 }

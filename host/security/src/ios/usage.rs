@@ -13,7 +13,11 @@ use super::plist::{PlistScan, SCANNER, read_bytes};
 
 /// (API named in code, the keys that satisfy it, the key to add).
 const CAPABILITIES: &[(&str, &[&str], &str)] = &[
-    ("AVCaptureDevice", &["NSCameraUsageDescription"], "NSCameraUsageDescription"),
+    (
+        "AVCaptureDevice",
+        &["NSCameraUsageDescription"],
+        "NSCameraUsageDescription",
+    ),
     (
         "CLLocationManager",
         &[
@@ -24,14 +28,40 @@ const CAPABILITIES: &[(&str, &[&str], &str)] = &[
     ),
     (
         "PHPhotoLibrary",
-        &["NSPhotoLibraryUsageDescription", "NSPhotoLibraryAddUsageDescription"],
+        &[
+            "NSPhotoLibraryUsageDescription",
+            "NSPhotoLibraryAddUsageDescription",
+        ],
         "NSPhotoLibraryUsageDescription",
     ),
-    ("CNContactStore", &["NSContactsUsageDescription"], "NSContactsUsageDescription"),
-    ("AVAudioRecorder", &["NSMicrophoneUsageDescription"], "NSMicrophoneUsageDescription"),
-    ("requestRecordPermission", &["NSMicrophoneUsageDescription"], "NSMicrophoneUsageDescription"),
-    ("EKEventStore", &["NSCalendarsUsageDescription", "NSCalendarsFullAccessUsageDescription"], "NSCalendarsFullAccessUsageDescription"),
-    ("LAContext", &["NSFaceIDUsageDescription"], "NSFaceIDUsageDescription"),
+    (
+        "CNContactStore",
+        &["NSContactsUsageDescription"],
+        "NSContactsUsageDescription",
+    ),
+    (
+        "AVAudioRecorder",
+        &["NSMicrophoneUsageDescription"],
+        "NSMicrophoneUsageDescription",
+    ),
+    (
+        "requestRecordPermission",
+        &["NSMicrophoneUsageDescription"],
+        "NSMicrophoneUsageDescription",
+    ),
+    (
+        "EKEventStore",
+        &[
+            "NSCalendarsUsageDescription",
+            "NSCalendarsFullAccessUsageDescription",
+        ],
+        "NSCalendarsFullAccessUsageDescription",
+    ),
+    (
+        "LAContext",
+        &["NSFaceIDUsageDescription"],
+        "NSFaceIDUsageDescription",
+    ),
 ];
 
 /// Adds a finding per capability used in code whose usage description is
@@ -68,11 +98,7 @@ pub(super) fn check(
             if reported.contains(add) || keys.iter().any(|k| present(k)) {
                 continue;
             }
-            let Some((n, line)) = text
-                .lines()
-                .enumerate()
-                .find(|(_, l)| uses(l, api))
-            else {
+            let Some((n, line)) = text.lines().enumerate().find(|(_, l)| uses(l, api)) else {
                 continue;
             };
             reported.push(add);
@@ -97,12 +123,13 @@ pub(super) fn check(
                 "The code uses {api}, but no Info.plist has {add}: iOS terminates the app when it asks for this permission."
             );
             finding.cwe = Some("CWE-1059".into());
-            finding.remediation = format!(
-                "Add {add} to Info.plist with a sentence saying why the app needs it"
-            );
+            finding.remediation =
+                format!("Add {add} to Info.plist with a sentence saying why the app needs it");
             finding.confidence = Confidence::Medium;
             finding.evidence = crate::rules::cut(line.trim(), 200);
-            finding.metadata.insert("missing_key".into(), (*add).to_string());
+            finding
+                .metadata
+                .insert("missing_key".into(), (*add).to_string());
             finding.fingerprint(Some(line));
             out.findings.push(finding);
         }
