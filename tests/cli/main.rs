@@ -808,3 +808,5 @@ mod run_script;
 
 // Issue 16, items 1-2: every dotfile walked, exclusions counted, the labelled secrets tree.
 mod secrets;
+// iOS security rules (Swift and Objective-C) and the plist/entitlements scanner (issue 19, item 5).
+mod ios_security;

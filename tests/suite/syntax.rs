@@ -90,7 +90,8 @@ async fn syntax_languages_lists_the_bundled_grammars() {
             "swift",
             "ruby",
             "c",
-            "cpp"
+            "cpp",
+            "objective-c"
         ])
     );
 }

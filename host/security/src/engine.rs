@@ -374,6 +374,8 @@ pub fn load_rules(
     rules
         .add(&project.rules, None)
         .map_err(anyhow::Error::msg)?;
+    // The built-in iOS rules (Swift and Objective-C), attributed to apple-dev.
+    crate::ios::add_rules(&mut rules)?;
     for s in skills {
         let Some(sr) = &s.manifest.security_rules else {
             continue;
@@ -889,6 +891,34 @@ pub fn audit(
     stats.lockfiles = lockfiles.len();
     // The dependency audit is one more source, ranked after every file.
     let dep_findings = admit(&policy, diff.as_ref(), dep.findings);
+    // The plist/entitlements scanner: one more source after the files.
+    let apple = if opts.scanners.runs_engine("plist") {
+        let t = Instant::now();
+        let scan = crate::ios::plist::scan(&walked.files, opts.max_file_bytes);
+        if scan.files > 0 {
+            per.insert(
+                crate::ios::plist::SCANNER.into(),
+                ScannerStats {
+                    name: crate::ios::plist::SCANNER.into(),
+                    files: scan.files,
+                    findings: scan.findings.len(),
+                    errors: scan.errors.len(),
+                    millis: t.elapsed().as_millis() as u64,
+                },
+            );
+        }
+        for (file, message) in scan.errors {
+            errors.push(ScanError {
+                scanner: crate::ios::plist::SCANNER.into(),
+                file: Some(file),
+                message,
+            });
+        }
+        scan.findings
+    } else {
+        Vec::new()
+    };
+    let dep_findings = [dep_findings, admit(&policy, diff.as_ref(), apple)].concat();
     let ranked = rank_source(u32::MAX, dep_findings, &opts.caps, &mut cut);
     let mut collector = collector
         .into_inner()

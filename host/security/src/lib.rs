@@ -17,6 +17,7 @@ pub mod diff;
 mod engine;
 pub mod exclude;
 pub mod finding;
+pub mod ios;
 pub mod limits;
 mod only;
 pub mod output;

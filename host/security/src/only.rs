@@ -10,7 +10,7 @@ use agent_runtime::Skill;
 use anyhow::bail;
 
 /// The engine's own scanners, beside the skills' ones.
-pub const ENGINE_SCANNERS: [&str; 2] = ["rules", "deps"];
+pub const ENGINE_SCANNERS: [&str; 3] = ["rules", "deps", "plist"];
 
 /// Which scanners take part; `all` when no `--scanners` was given.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -55,6 +55,7 @@ const LANGUAGES: &[&str] = &[
     "ruby",
     "c",
     "cpp",
+    "objective-c",
 ];
 
 /// Names of the bundled grammars.
@@ -79,6 +80,9 @@ pub fn language_for_path(path: &str) -> Option<&'static str> {
         "rb" => "ruby",
         "c" | "h" => "c",
         "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" => "cpp",
+        // Objective-C and Objective-C++ sources; a `.h` header stays C (it
+        // cannot be told apart from a C header by its name).
+        "m" | "mm" => "objective-c",
         _ => return None,
     })
 }
@@ -89,6 +93,8 @@ pub fn language_for_path(path: &str) -> Option<&'static str> {
 /// A name that is not bundled; an embedded grammar that does not load
 /// (see `lazy.rs`).
 fn grammar(name: &str) -> Result<(&'static str, Language), SyntaxError> {
+    // `objc` is the grammar crate's own name for the language.
+    let name = if name == "objc" { "objective-c" } else { name };
     let canonical = LANGUAGES
         .iter()
         .find(|l| **l == name)
@@ -124,6 +130,7 @@ fn load_grammar(name: &'static str) -> Result<Language, String> {
         "ruby" => tree_sitter_ruby::LANGUAGE,
         "c" => tree_sitter_c::LANGUAGE,
         "cpp" => tree_sitter_cpp::LANGUAGE,
+        "objective-c" => tree_sitter_objc::LANGUAGE,
         _ => return Err(format!("the {name} grammar is not bundled")),
     };
     Ok(Language::new(f))

@@ -97,6 +97,12 @@ fn every_language_parses_and_queries_with_positions() {
             "(class_specifier name: (type_identifier) @name)",
             ("Foo", 2, 7, 2, 10),
         ),
+        (
+            "objective-c",
+            "#import <Foundation/Foundation.h>\n@interface Vault : NSObject\n@end\n",
+            "(class_interface . (identifier) @name)",
+            ("Vault", 2, 12, 2, 17),
+        ),
     ];
     let covered: Vec<&str> = cases.iter().map(|c| c.0).collect();
     assert_eq!(covered, languages(), "one case per bundled language");
@@ -346,6 +352,8 @@ fn language_for_path_maps_extensions() {
         ("x.cxx", Some("cpp")),
         ("x.hpp", Some("cpp")),
         ("x.hh", Some("cpp")),
+        ("Vault.m", Some("objective-c")),
+        ("Bridge.mm", Some("objective-c")),
         ("Makefile", None),
         ("dir.py/file", None),
         ("x.txt", None),

@@ -100,13 +100,20 @@ pub fn prepare(
     }
 }
 
-/// The project's text files, as the static pass walks them.
+/// The project's text files, as the static pass walks them (the ignore files
+/// and `.security.yaml`'s `allowlist.paths` keep the same files out).
 fn texts(root: &Path, max_file_bytes: u64) -> Result<BTreeMap<String, String>> {
+    let allowlist = match agent_security::SecurityConfig::load_project(root)? {
+        Some(config) => agent_security::paths::PathPatterns::new(&config.allowlist.paths)
+            .context("`.security.yaml` allowlist.paths")?,
+        None => agent_security::paths::PathPatterns::default(),
+    };
     let walked = walk(
         root,
         &WalkOptions {
             max_file_bytes,
             only: None,
+            allowlist,
         },
     )
     .with_context(|| format!("walking {}", root.display()))?;
