@@ -560,6 +560,13 @@ fn enable_llm_analysis_in_the_config_is_deep() {
     assert_eq!(server.requests().len(), 2);
     assert_eq!(report["chains"].as_array().map(Vec::len), Some(1));
     assert_no_secret_sent(&server.requests());
+    // The spec's model-judged iOS rule (IOS-SEC-006, `type: llm-hint`) rides in the
+    // business-logic checklist every deep request carries.
+    assert!(
+        server.requests().iter().all(|r| body(r).contains("IOS-SEC-006")),
+        "{}",
+        body(&server.requests()[0])
+    );
 }
 
 #[test]
