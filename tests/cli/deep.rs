@@ -563,7 +563,10 @@ fn enable_llm_analysis_in_the_config_is_deep() {
     // The spec's model-judged iOS rule (IOS-SEC-006, `type: llm-hint`) rides in the
     // business-logic checklist every deep request carries.
     assert!(
-        server.requests().iter().all(|r| body(r).contains("IOS-SEC-006")),
+        server
+            .requests()
+            .iter()
+            .all(|r| body(r).contains("IOS-SEC-006")),
         "{}",
         body(&server.requests()[0])
     );
