@@ -22,7 +22,7 @@ use agent_tests::model_server::{ModelServer, Reply, Wire, tokio_rt};
 use agent_tests::{Sandbox, text};
 use serde_json::{Value, json};
 
-use super::{sandbox, write};
+use super::{git, sandbox, write};
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -286,17 +286,6 @@ const BUILD_LOG: &str = "\
 2026-11-25T10:00:03Z ERROR test stats::average ... FAILED: ZeroDivisionError: division by zero
 2026-11-25T10:00:04Z ERROR 1 test failed
 ";
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=CI", "-c", "user.email=ci@example.invalid"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git");
-    assert!(out.status.success(), "git {args:?}: {:?}", text(&out));
-    text(&out).0.trim().to_string()
-}
 
 fn repo(capabilities: &str) -> Repo {
     let sb = sandbox();

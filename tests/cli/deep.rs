@@ -4,15 +4,14 @@
 //! 127.0.0.1 whose `report_finding` calls — good and bad — arrive split into
 //! 7-byte stream chunks.
 
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::Duration;
 
 use agent_tests::model_server::{ModelServer, Recorded, Reply, Wire, tokio_rt};
 use agent_tests::{Sandbox, text};
 use serde_json::{Value, json};
 
-use super::{code, sandbox, write};
+use super::{code, git, sandbox, write};
 
 /// The AWS key pair of config/settings.py, built here so that no scanner
 /// flags this file.
@@ -29,21 +28,6 @@ fn padding() -> String {
     (0..400)
         .map(|i| format!("# padding line {i:03} of a long module, no code here at all\n"))
         .collect()
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args([
-            "-c",
-            "user.name=Test",
-            "-c",
-            "user.email=test@example.invalid",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git");
-    assert!(out.status.success(), "git {args:?}: {:?}", text(&out));
 }
 
 /// The project: a route (app/proxy.py) hands a user's URL to a helper in

@@ -27,6 +27,24 @@ fn code(out: &std::process::Output) -> i32 {
     out.status.code().unwrap_or(-1)
 }
 
+/// Runs `git ARGS` in `dir` as a test author; fails the test when git fails.
+/// Returns its standard output, trimmed.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args([
+            "-c",
+            "user.name=Test",
+            "-c",
+            "user.email=test@example.invalid",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git");
+    assert!(out.status.success(), "git {args:?}: {:?}", text(&out));
+    text(&out).0.trim().to_string()
+}
+
 fn write(root: &Path, rel: &str, content: &str) {
     let p = root.join(rel);
     std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");

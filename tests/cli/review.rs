@@ -4,15 +4,14 @@
 //! whose answers — `report_finding` calls, good and bad — arrive split into
 //! small stream chunks.
 
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::Duration;
 
 use agent_tests::model_server::{ModelServer, Recorded, Reply, Wire, tokio_rt};
 use agent_tests::{Sandbox, text};
 use serde_json::{Value, json};
 
-use super::{code, sandbox, write};
+use super::{code, git, sandbox, write};
 
 const V1: &str = "import sqlite3
 
@@ -42,21 +41,6 @@ def find_user(db, name):
 def average(values):
     return sum(values) / len(values)
 ";
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args([
-            "-c",
-            "user.name=Test",
-            "-c",
-            "user.email=test@example.invalid",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git");
-    assert!(out.status.success(), "git {args:?}: {:?}", text(&out));
-}
 
 /// A repository with two commits: V1, then V2.
 fn repository(sb: &Sandbox) {

@@ -5,25 +5,14 @@
 //! log-analysis`. Real git repositories, the real binary, a scripted model
 //! server on 127.0.0.1.
 
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::Duration;
 
 use agent_tests::model_server::{ModelServer, Reply, Wire, tokio_rt};
 use agent_tests::{Sandbox, text};
 use serde_json::{Value, json};
 
-use super::{code, sandbox, write};
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(["-c", "user.name=T", "-c", "user.email=t@example.invalid"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git");
-    assert!(out.status.success(), "git {args:?}: {:?}", text(&out));
-}
+use super::{code, git, sandbox, write};
 
 const V1: &str = "def total(values):\n    return sum(values)\n";
 /// Lines 5-6 are new.
