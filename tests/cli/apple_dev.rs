@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use agent_tests::model_server::{Wire, jsonl};
-use agent_tests::{Sandbox, text, workspace};
+use agent_tests::{Sandbox, text, workspace, write_executable};
 use serde_json::{Value, json};
 
 use super::example_kubernetes::{Model, model_args};
@@ -67,8 +67,7 @@ exit "$(cat "$d/{program}.code" 2>/dev/null || echo 0)"
                 dir = bin.path().display()
             );
             let path = bin.path().join(program);
-            std::fs::write(&path, script).expect("fake");
-            make_executable(&path);
+            write_executable(&path, &script);
         }
         Apple { sb, bin, platform }
     }
@@ -113,12 +112,6 @@ exit "$(cat "$d/{program}.code" 2>/dev/null || echo 0)"
             .map(str::to_string)
             .collect()
     }
-}
-
-#[cfg(unix)]
-fn make_executable(path: &Path) {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
 }
 
 fn answer(out: &Output) -> Value {

@@ -38,12 +38,7 @@ esac
         record = record.display()
     );
     let psql = bin.join("psql");
-    std::fs::write(&psql, script).expect("write psql");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&psql, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    }
+    agent_tests::write_executable(&psql, &script);
     bin
 }
 

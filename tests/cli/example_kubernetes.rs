@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use agent_tests::model_server::{ModelServer, Reply, Wire, jsonl, tokio_rt};
-use agent_tests::{Sandbox, copy_tree, text, workspace};
+use agent_tests::{Sandbox, copy_tree, text, workspace, write_executable};
 use agent_trust::SecretKey;
 use serde_json::{Value, json};
 
@@ -245,8 +245,7 @@ exit 1
             log = log.display(),
             dir = bin.path().display()
         );
-        write(bin.path(), "kubectl", &script);
-        make_executable(&bin.path().join("kubectl"));
+        write_executable(&bin.path().join("kubectl"), &script);
         write(&sb.paths().config_dir, "config.toml", config);
         Kube { sb, bin }
     }
@@ -282,12 +281,6 @@ exit 1
             .map(str::to_string)
             .collect()
     }
-}
-
-#[cfg(unix)]
-fn make_executable(path: &Path) {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
 }
 
 const CONFIG: &str =

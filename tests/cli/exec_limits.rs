@@ -50,14 +50,10 @@ fn a_project_bin_first_on_the_agents_path_is_never_run() {
     let bin = sb.project.path().join("bin");
     std::fs::create_dir_all(&bin).expect("bin");
     let echo = bin.join("echo");
-    std::fs::write(
+    agent_tests::write_executable(
         &echo,
-        format!("#!/bin/sh\ntouch {MARKER}\necho project echo\n"),
-    )
-    .expect("echo");
-    let mut perms = std::fs::metadata(&echo).expect("meta").permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    std::fs::set_permissions(&echo, perms).expect("chmod");
+        &format!("#!/bin/sh\ntouch {MARKER}\necho project echo\n"),
+    );
 
     // The user's PATH puts the project's bin/ first (relative and absolute).
     let host = std::env::var_os("PATH").unwrap_or_default();

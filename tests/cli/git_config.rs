@@ -53,20 +53,13 @@ fn the_users_global_git_configuration_runs_nothing_but_names_the_author() {
     let markers = tempfile::tempdir().expect("markers");
     let home = fake_home.path();
     let m = markers.path().display();
-    write(
-        home,
-        "hooks/post-commit",
-        &format!("#!/bin/sh\ntouch {m}/hook\n"),
-    );
-    write(
-        home,
-        "hooks/reference-transaction",
-        &format!("#!/bin/sh\ntouch {m}/hook-ref\n"),
-    );
-    for hook in ["post-commit", "reference-transaction"] {
-        use std::os::unix::fs::PermissionsExt;
-        let file = home.join("hooks").join(hook);
-        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::create_dir_all(home.join("hooks")).expect("hooks");
+    for (hook, marker) in [
+        ("post-commit", "hook"),
+        ("reference-transaction", "hook-ref"),
+    ] {
+        let script = format!("#!/bin/sh\ntouch {m}/{marker}\n");
+        agent_tests::write_executable(&home.join("hooks").join(hook), &script);
     }
     write(home, "attributes", "* filter=g diff=g\n");
     write(

@@ -4,7 +4,6 @@
 //! the agent is compiled (a plain `cargo run` gets there only after cargo has
 //! scheduled dozens of other crates first).
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -40,16 +39,14 @@ fn run_stops_at_the_toolchain_check_naming_the_command_before_compiling_the_agen
     std::fs::create_dir_all(fake.join("lib/rustlib/x86_64-unknown-linux-gnu")).expect("sysroot");
     // Its rustc: the real one, except that it reports that sysroot.
     let rustc = tmp.path().join("rustc");
-    std::fs::write(
+    agent_tests::write_executable(
         &rustc,
-        format!(
+        &format!(
             "#!/bin/sh\nif [ $# -eq 2 ] && [ \"$1\" = --print ] && [ \"$2\" = sysroot ]; then echo '{}'; exit 0; fi\nexec '{}' \"$@\"\n",
             fake.display(),
             real.join("bin/rustc").display()
         ),
-    )
-    .expect("rustc script");
-    std::fs::set_permissions(&rustc, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    );
     // cargo itself, on a PATH without rustup.
     let bin = tmp.path().join("bin");
     std::fs::create_dir(&bin).expect("bin");

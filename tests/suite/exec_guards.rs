@@ -256,10 +256,7 @@ async fn a_program_inside_the_project_is_never_run() {
     let h = Harness::new(&["shell:exec"]);
     let echo = h.project().join("bin").join("echo");
     std::fs::create_dir_all(echo.parent().expect("bin")).expect("bin");
-    std::fs::write(&echo, format!("#!/bin/sh\ntouch {MARKER}\n")).expect("echo");
-    let mut perms = std::fs::metadata(&echo).expect("meta").permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    std::fs::set_permissions(&echo, perms).expect("chmod");
+    agent_tests::write_executable(&echo, &format!("#!/bin/sh\ntouch {MARKER}\n"));
     let skill = load(&h, "project-bin", "permissions: [shell:exec]\n").expect("load");
 
     let text = refused(

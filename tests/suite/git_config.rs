@@ -13,7 +13,6 @@
 //! project: none may appear, the answers must be the repository's real
 //! content, and the audit log must record each use and the ignored settings.
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
 
@@ -182,13 +181,10 @@ fn seed_hostile_configuration(project: &Path, markers: &Path, extra: &Path) {
             "post-index-change",
             "pre-auto-gc",
         ] {
-            let file = dir.join(hook);
-            std::fs::write(
-                &file,
-                format!("#!/bin/sh\n{}\n", t(&format!("hook-{hook}"), "true")),
-            )
-            .unwrap();
-            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
+            agent_tests::write_executable(
+                &dir.join(hook),
+                &format!("#!/bin/sh\n{}\n", t(&format!("hook-{hook}"), "true")),
+            );
         }
     }
 }

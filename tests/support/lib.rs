@@ -230,6 +230,30 @@ pub fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
+/// Writes an executable script at `path` without this process ever holding
+/// a writable descriptor of it: `install`, a child process, writes the file.
+///
+/// A script written here with `std::fs::write` and run at once can fail with
+/// "Text file busy" (ETXTBSY): another test thread that forks while the
+/// descriptor is open keeps a copy of it until its child calls exec.
+///
+/// # Panics
+/// When the file cannot be written: the test cannot run without it.
+pub fn write_executable(path: &Path, text: &str) {
+    let name = path.file_name().expect("script name").to_string_lossy();
+    let staging = path.with_file_name(format!(".{name}.staging"));
+    std::fs::write(&staging, text).expect("write script");
+    let status = Command::new("install")
+        .arg("-m")
+        .arg("755")
+        .arg(&staging)
+        .arg(path)
+        .status()
+        .expect("run install (coreutils)");
+    assert!(status.success(), "install {}: {status}", path.display());
+    std::fs::remove_file(&staging).expect("remove staging copy");
+}
+
 /// The built-in skill `name` as the binary loads it (manifest, embedded
 /// files, signed component), with `origin`.
 ///

@@ -102,7 +102,6 @@ fn rustup_toolchain(sysroot: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::PermissionsExt;
 
     /// A toolchain directory laid out as rustup lays it out, and a `rustc`
     /// script that prints its sysroot as the real one does.
@@ -118,10 +117,21 @@ mod tests {
         (sysroot, rustc.display().to_string())
     }
 
+    /// Writes an executable script through `install`, a child process, so
+    /// that this process never holds a writable descriptor of it: a test
+    /// thread forking meanwhile would keep one open and make running the
+    /// script fail with "Text file busy".
     fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
         let path = dir.join(name);
-        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let staging = dir.join(format!(".{name}.staging"));
+        std::fs::write(&staging, format!("#!/bin/sh\n{body}\n")).unwrap();
+        let status = Command::new("install")
+            .args(["-m", "755"])
+            .arg(&staging)
+            .arg(&path)
+            .status()
+            .unwrap();
+        assert!(status.success(), "install {}: {status}", path.display());
         path
     }
 
