@@ -15,6 +15,8 @@
 //! cross-compiling) are compiled at first use into the sealed cache, as any
 //! other skill: their native code is 2-3x the size of the component, and
 //! the binary's size has a budget (docs/performance.md, "Binary size").
+//! Components and native code are embedded zlib-compressed; the runtime
+//! inflates them only when a load needs them (a cache miss).
 
 #[allow(dead_code)]
 #[path = "../runtime/src/engine_config.rs"]
@@ -132,8 +134,13 @@ fn run() -> Result<(), String> {
         let files = signed_files(&skill_dir)?;
         let signed =
             agent_trust::sign(&bytes, &files, key.signing_key()).map_err(|e| e.to_string())?;
-        let dest = out_dir.join(format!("{stem}.wasm"));
-        std::fs::write(&dest, &signed).map_err(|e| format!("{}: {e}", dest.display()))?;
+        let dest = out_dir.join(format!("{stem}.wasm.z"));
+        std::fs::write(&dest, deflate(&signed)?).map_err(|e| format!("{}: {e}", dest.display()))?;
+        generated.push_str(&format!(
+            "pub(crate) const {}_COMPONENT: &[u8] = \
+             include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{stem}.wasm.z\"));\n",
+            stem.to_uppercase()
+        ));
         let engine = engine.as_ref().filter(|_| PRECOMPILED.contains(stem));
         generated.push_str(&prebuilt(engine, &signed, &key, &out_dir, stem)?);
         // Embed exactly the bytes that were signed: copies in OUT_DIR.
@@ -205,11 +212,12 @@ fn prebuilt(
             let native = engine
                 .precompile_component(signed)
                 .map_err(|e| format!("precompiling the built-in {stem}: {e}"))?;
-            let file = out_dir.join(format!("{stem}.cwasm"));
-            std::fs::write(&file, native).map_err(|e| format!("{}: {e}", file.display()))?;
+            let file = out_dir.join(format!("{stem}.cwasm.z"));
+            std::fs::write(&file, deflate(&native)?)
+                .map_err(|e| format!("{}: {e}", file.display()))?;
             out.push_str(&format!(
                 "pub(crate) const {upper}_PRECOMPILED: Option<&[u8]> = \
-                 Some(include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{stem}.cwasm\")));\n"
+                 Some(include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{stem}.cwasm.z\")));\n"
             ));
         }
         None => out.push_str(&format!(
@@ -232,6 +240,18 @@ fn signed_files(skill_dir: &Path) -> Result<Vec<(String, Vec<u8>)>, String> {
                 .map_err(|e| format!("{}/{rel}: {e}", skill_dir.display()))
         })
         .collect()
+}
+
+/// zlib at the best level: the embedded components and native code are
+/// inflated only when a load compiles (or deserialises) them, so the
+/// binary carries a third of their size (docs/performance.md, "Binary
+/// size").
+fn deflate(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    use std::io::Write;
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+    z.write_all(bytes)
+        .and_then(|()| z.finish())
+        .map_err(|e| format!("compressing a built-in: {e}"))
 }
 
 fn env(name: &str) -> Result<String, String> {

@@ -139,7 +139,7 @@ impl World {
             let k = key_file.display().to_string();
             agent(&home, &["skill", "build", &d, "--key", &k]);
             let pkg = SkillPackage::from_dir(&dir, Origin::User).expect("package");
-            let size = pkg.component.as_ref().map(|c| c.len()).unwrap_or(0);
+            let size = pkg.component.as_ref().map(|c| c.stored_len()).unwrap_or(0);
             let first = runtime.load(pkg.clone(), &trust).expect("first load");
             assert!(matches!(
                 first.cache,

@@ -453,7 +453,7 @@ fn builtins_verify_their_manifest_and_schemas_too() {
         b.named_files()
             .map(|(p, bytes)| (p.to_string(), Arc::from(bytes)))
             .collect(),
-        Some(Arc::from(b.component)),
+        Some(agent_runtime::ComponentBytes::Deflated(b.component)),
         Origin::Builtin,
     )
     .expect("the edited manifest still parses");

@@ -345,7 +345,7 @@ fn builtin_package(origin: Origin) -> SkillPackage {
             .named_files()
             .map(|(p, b)| (p.to_string(), Arc::from(b)))
             .collect(),
-        Some(Arc::from(builtin.component)),
+        Some(agent_runtime::ComponentBytes::Deflated(builtin.component)),
         origin,
     )
     .expect("the built-in manifest parses")

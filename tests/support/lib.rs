@@ -270,7 +270,7 @@ pub fn builtin_package(name: &str, origin: agent_runtime::Origin) -> agent_runti
         b.named_files()
             .map(|(p, bytes)| (p.to_string(), std::sync::Arc::from(bytes)))
             .collect(),
-        Some(std::sync::Arc::from(b.component)),
+        Some(agent_runtime::ComponentBytes::Deflated(b.component)),
         origin,
     )
     .unwrap_or_else(|e| panic!("the built-in {name}: {e}"))

@@ -300,7 +300,7 @@ impl App {
                 "<built-in>/SKILL.yaml",
                 b.manifest,
                 files,
-                Some(Arc::from(b.component)),
+                Some(agent_runtime::ComponentBytes::Deflated(b.component)),
                 Origin::Builtin,
             ) {
                 Ok(pkg) => found.push(pkg.with_prebuilt(Prebuilt {

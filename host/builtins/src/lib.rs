@@ -16,13 +16,13 @@ pub struct Builtin {
     /// The files its SKILL.yaml names (path relative to the skill, bytes),
     /// `SKILL.yaml` included, as they were signed.
     pub files: &'static [(&'static str, &'static [u8])],
-    /// The signed component.
+    /// The signed component, zlib-compressed (`agent_runtime::ComponentBytes::Deflated`).
     pub component: &'static [u8],
     /// SHA-256 of the component's unsigned bytes, checked against the
     /// signature when the binary was built.
     pub digest: [u8; 32],
     /// The component compiled to native code when the binary was built,
-    /// with the runtime's engine configuration: core-tools only (the first
+    /// with the runtime's engine configuration, zlib-compressed: core-tools only (the first
     /// tool call of a fresh home); `None` for the others, which are compiled
     /// at first use into the sealed cache, and for all when the binary was
     /// cross-compiled.
@@ -36,7 +36,7 @@ const BUILTINS: &[Builtin] = &[
         name: "core-tools",
         manifest: include_str!(concat!(env!("OUT_DIR"), "/core_tools/SKILL.yaml")),
         files: CORE_TOOLS_FILES,
-        component: include_bytes!(concat!(env!("OUT_DIR"), "/core_tools.wasm")),
+        component: CORE_TOOLS_COMPONENT,
         digest: CORE_TOOLS_DIGEST,
         precompiled: CORE_TOOLS_PRECOMPILED,
     },
@@ -44,7 +44,7 @@ const BUILTINS: &[Builtin] = &[
         name: "git",
         manifest: include_str!(concat!(env!("OUT_DIR"), "/git_skill/SKILL.yaml")),
         files: GIT_SKILL_FILES,
-        component: include_bytes!(concat!(env!("OUT_DIR"), "/git_skill.wasm")),
+        component: GIT_SKILL_COMPONENT,
         digest: GIT_SKILL_DIGEST,
         precompiled: GIT_SKILL_PRECOMPILED,
     },
@@ -52,7 +52,7 @@ const BUILTINS: &[Builtin] = &[
         name: "security-base",
         manifest: include_str!(concat!(env!("OUT_DIR"), "/security_base/SKILL.yaml")),
         files: SECURITY_BASE_FILES,
-        component: include_bytes!(concat!(env!("OUT_DIR"), "/security_base.wasm")),
+        component: SECURITY_BASE_COMPONENT,
         digest: SECURITY_BASE_DIGEST,
         precompiled: SECURITY_BASE_PRECOMPILED,
     },
@@ -60,7 +60,7 @@ const BUILTINS: &[Builtin] = &[
         name: "log-analysis",
         manifest: include_str!(concat!(env!("OUT_DIR"), "/log_analysis_skill/SKILL.yaml")),
         files: LOG_ANALYSIS_SKILL_FILES,
-        component: include_bytes!(concat!(env!("OUT_DIR"), "/log_analysis_skill.wasm")),
+        component: LOG_ANALYSIS_SKILL_COMPONENT,
         digest: LOG_ANALYSIS_SKILL_DIGEST,
         precompiled: LOG_ANALYSIS_SKILL_PRECOMPILED,
     },
@@ -68,7 +68,7 @@ const BUILTINS: &[Builtin] = &[
         name: "code-review",
         manifest: include_str!(concat!(env!("OUT_DIR"), "/code_review/SKILL.yaml")),
         files: CODE_REVIEW_FILES,
-        component: include_bytes!(concat!(env!("OUT_DIR"), "/code_review.wasm")),
+        component: CODE_REVIEW_COMPONENT,
         digest: CODE_REVIEW_DIGEST,
         precompiled: CODE_REVIEW_PRECOMPILED,
     },
@@ -76,7 +76,7 @@ const BUILTINS: &[Builtin] = &[
         name: "security-deep",
         manifest: include_str!(concat!(env!("OUT_DIR"), "/security_deep_skill/SKILL.yaml")),
         files: SECURITY_DEEP_SKILL_FILES,
-        component: include_bytes!(concat!(env!("OUT_DIR"), "/security_deep_skill.wasm")),
+        component: SECURITY_DEEP_SKILL_COMPONENT,
         digest: SECURITY_DEEP_SKILL_DIGEST,
         precompiled: SECURITY_DEEP_SKILL_PRECOMPILED,
     },
@@ -84,7 +84,7 @@ const BUILTINS: &[Builtin] = &[
         name: "apple-dev",
         manifest: include_str!(concat!(env!("OUT_DIR"), "/apple_dev/SKILL.yaml")),
         files: APPLE_DEV_FILES,
-        component: include_bytes!(concat!(env!("OUT_DIR"), "/apple_dev.wasm")),
+        component: APPLE_DEV_COMPONENT,
         digest: APPLE_DEV_DIGEST,
         precompiled: APPLE_DEV_PRECOMPILED,
     },

@@ -13,6 +13,7 @@ use anyhow::{Context, Result};
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
+use crate::component_bytes::{self, ComponentBytes};
 use crate::memo::{Identity, Memo};
 use crate::seal::SealKey;
 
@@ -144,7 +145,8 @@ impl ComponentCache {
         bytes: &[u8],
         digest_hex: &str,
     ) -> Result<(Component, CacheOutcome)> {
-        self.load_or_build(engine, bytes, None, digest_hex)
+        let bytes = ComponentBytes::Plain(Arc::from(bytes));
+        self.load_or_build(engine, &bytes, None, digest_hex)
     }
 
     /// [`ComponentCache::load_or_compile`], taking the code from
@@ -155,7 +157,7 @@ impl ComponentCache {
     pub(crate) fn load_or_build(
         &self,
         engine: &Engine,
-        bytes: &[u8],
+        bytes: &ComponentBytes,
         precompiled: Option<&[u8]>,
         digest_hex: &str,
     ) -> Result<(Component, CacheOutcome)> {
@@ -345,22 +347,37 @@ impl ComponentCache {
 
 /// The component from `precompiled` when the engine accepts it (`true`),
 /// else compiled from `bytes` (`false`).
-fn build(engine: &Engine, bytes: &[u8], precompiled: Option<&[u8]>) -> Result<(Component, bool)> {
-    if let Some(native) = precompiled {
-        // SAFETY: `native` is part of this binary: `Engine::precompile_component`
-        // of this wasmtime version wrote it when the binary was built, from
-        // the component whose signature the build checked. Whoever could
-        // alter it could alter the verifier as well. wasmtime checks its
-        // header against this engine's version, configuration and processor.
-        match unsafe { Component::deserialize(engine, native) } {
-            Ok(component) => return Ok((component, true)),
+/// The component from the build's native code (zlib-compressed in the
+/// binary) when the engine accepts it, else compiled from `bytes`.
+fn build(
+    engine: &Engine,
+    bytes: &ComponentBytes,
+    precompiled: Option<&[u8]>,
+) -> Result<(Component, bool)> {
+    if let Some(packed) = precompiled {
+        match component_bytes::inflate(packed) {
+            // SAFETY: `native` is part of this binary: `Engine::precompile_component`
+            // of this wasmtime version wrote it when the binary was built, from
+            // the component whose signature the build checked. Whoever could
+            // alter it could alter the verifier as well. wasmtime checks its
+            // header against this engine's version, configuration and processor.
+            Ok(native) => match unsafe { Component::deserialize(engine, &native) } {
+                Ok(component) => return Ok((component, true)),
+                Err(e) => tracing::info!(
+                    "the code precompiled by the build does not fit this engine ({e:#}); \
+                     compiling the component"
+                ),
+            },
             Err(e) => tracing::info!(
-                "the code precompiled by the build does not fit this engine ({e:#}); compiling \
-                 the component"
+                "the code precompiled by the build does not decompress ({e}); compiling the \
+                 component"
             ),
         }
     }
-    Ok((compile(engine, bytes)?, false))
+    let bytes = bytes
+        .get()
+        .context("the component embedded in this binary does not decompress: reinstall agent")?;
+    Ok((compile(engine, &bytes)?, false))
 }
 
 fn compile(engine: &Engine, bytes: &[u8]) -> Result<Component> {

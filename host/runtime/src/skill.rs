@@ -15,6 +15,7 @@ use crate::bindings::{
     HooksIndices, PromptIndices, ScannerIndices, ToolIndices, TransformIndices, WorkflowIndices,
 };
 use crate::cache::CacheOutcome;
+use crate::component_bytes::ComponentBytes;
 use crate::inspect::{self, ComponentInfo, ExportKind, Mismatch};
 use crate::memo::Identity;
 use crate::state::{HostState, SkillScope};
@@ -66,8 +67,9 @@ pub struct SkillPackage {
     /// The files the manifest names, for a skill without a directory
     /// (built-ins): path relative to the skill, bytes.
     pub embedded: Vec<(String, Arc<[u8]>)>,
-    /// The component bytes (`None` for a prompt-only skill).
-    pub component: Option<Arc<[u8]>>,
+    /// The component bytes (`None` for a prompt-only skill); a built-in's
+    /// stay compressed until something needs them.
+    pub component: Option<ComponentBytes>,
     /// Where it was found.
     pub origin: Origin,
     /// The file `component` was read from and its identity while it was
@@ -99,7 +101,8 @@ fn read_with_identity(path: &Path) -> std::io::Result<(Vec<u8>, Option<Identity>
 pub struct Prebuilt {
     /// SHA-256 of the component's unsigned bytes, as the build verified it.
     pub digest: agent_trust::Digest,
-    /// The native code of the component (`Component::serialize` format).
+    /// The native code of the component (`Component::serialize` format),
+    /// zlib-compressed; inflated when a load takes it (a cache miss).
     pub precompiled: Option<&'static [u8]>,
 }
 
@@ -122,7 +125,10 @@ impl SkillPackage {
                         path: path.clone(),
                         error,
                     })?;
-                (Some(Arc::from(bytes)), identity.map(|id| (path, id)))
+                (
+                    Some(ComponentBytes::from(bytes)),
+                    identity.map(|id| (path, id)),
+                )
             }
             None => (None, None),
         };
@@ -147,7 +153,7 @@ impl SkillPackage {
         label: &str,
         manifest_text: &str,
         embedded: Vec<(String, Arc<[u8]>)>,
-        component: Option<Arc<[u8]>>,
+        component: Option<ComponentBytes>,
         origin: Origin,
     ) -> Result<SkillPackage, LoadError> {
         let manifest =
@@ -404,7 +410,7 @@ pub fn verify(pkg: &SkillPackage, trust: &TrustPolicy) -> Result<Signer, LoadErr
 
 pub(crate) fn check_signature(
     pkg: &SkillPackage,
-    bytes: &[u8],
+    component: &ComponentBytes,
     trust: &TrustPolicy,
     digest_of: impl FnOnce(&[u8]) -> agent_trust::Digest,
 ) -> Result<SignatureOutcome, LoadError> {
@@ -421,6 +427,8 @@ pub(crate) fn check_signature(
         None
     };
     let trusted = |k: &PublicKey| builtin_key.as_ref() == Some(k) || trust.store.is_trusted(k);
+    let bytes = component.get().map_err(|e| inflate_error(name, &e))?;
+    let bytes = &*bytes;
     match agent_trust::verify_with_digest(bytes, trusted, digest_of) {
         Ok(v) => {
             v.statement
@@ -455,6 +463,18 @@ pub(crate) fn check_signature(
             skill: name.clone(),
             source,
         }),
+    }
+}
+
+/// A built-in whose embedded component does not inflate: the binary is
+/// damaged.
+pub(crate) fn inflate_error(skill: &str, e: &std::io::Error) -> LoadError {
+    LoadError::Compile {
+        skill: skill.to_string(),
+        message: format!(
+            "the component embedded in this binary does not decompress ({e}): the binary is \
+             damaged; reinstall agent"
+        ),
     }
 }
 

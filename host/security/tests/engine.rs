@@ -113,7 +113,7 @@ fn security_base(runtime: &Runtime) -> agent_runtime::Skill {
         "<built-in>/SKILL.yaml",
         b.manifest,
         files,
-        Some(Arc::from(b.component)),
+        Some(agent_runtime::ComponentBytes::Deflated(b.component)),
         Origin::Builtin,
     )
     .unwrap();

@@ -167,11 +167,7 @@ pub(super) fn inspect(app: &mut App, target: &str, format: Format) -> Result<u8>
     } else if path.join("SKILL.yaml").is_file() {
         let pkg = SkillPackage::from_dir(path, agent_runtime::Origin::Path)
             .map_err(|e| anyhow::anyhow!("{e}"))?;
-        let bytes = pkg
-            .component
-            .as_deref()
-            .map(<[u8]>::to_vec)
-            .unwrap_or_default();
+        let bytes = component_bytes(&pkg)?;
         (Some(pkg.manifest), bytes, path.display().to_string())
     } else {
         let (packages, _) = app.discover()?;
@@ -186,11 +182,7 @@ pub(super) fn inspect(app: &mut App, target: &str, format: Format) -> Result<u8>
             .as_ref()
             .map(|d| d.display().to_string())
             .unwrap_or_else(|| "built-in".into());
-        let bytes = pkg
-            .component
-            .as_deref()
-            .map(<[u8]>::to_vec)
-            .unwrap_or_default();
+        let bytes = component_bytes(&pkg)?;
         let builtin = pkg.origin == agent_runtime::Origin::Builtin;
         let label = if builtin {
             format!("{label} (built-in)")
@@ -309,4 +301,20 @@ fn contract_line(version: Option<agent_runtime::contract::Version>) -> String {
         Some(v) if v == LATEST => v.to_string(),
         Some(v) => format!("{v} (runs through this agent's adapter to {LATEST})"),
     }
+}
+
+/// The component of `pkg` (inflated for a built-in), empty for a
+/// prompt-only skill.
+fn component_bytes(pkg: &SkillPackage) -> Result<Vec<u8>> {
+    let Some(component) = &pkg.component else {
+        return Ok(Vec::new());
+    };
+    let bytes = component.get().with_context(|| {
+        format!(
+            "the component of the built-in `{}` does not decompress: the binary is damaged; \
+             reinstall agent",
+            pkg.manifest.name
+        )
+    })?;
+    Ok(bytes.to_vec())
 }
