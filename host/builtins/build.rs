@@ -74,11 +74,11 @@ fn run() -> Result<(), String> {
             workspace.join(watched).display()
         );
     }
+    // The whole skill directory: a path named here that does not exist
+    // (a skill without `prompts/`) would make cargo rerun this every build.
     for (dir, _, _) in BUILTINS {
         let d = workspace.join("builtin-skills").join(dir);
-        for watched in ["src", "Cargo.toml", "SKILL.yaml", "schemas", "prompts"] {
-            println!("cargo:rerun-if-changed={}", d.join(watched).display());
-        }
+        println!("cargo:rerun-if-changed={}", d.display());
     }
 
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());

@@ -5,7 +5,7 @@
 //! fragments the model sees in `agent run`, and the manifest scanner in
 //! `agent security-audit`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use agent_tests::model_server::{ModelServer, Reply, Wire, jsonl, tokio_rt};
