@@ -1,0 +1,97 @@
+//! The taint engine on small files per language: each vulnerable case has
+//! a safe look-alike (constant, sanitized, allowlisted, dead branch) that
+//! must stay quiet.
+
+use super::{Specs, scan};
+
+mod go;
+mod java;
+mod javascript;
+mod python;
+mod ruby;
+
+/// `(rule id, line)` of every taint finding in `code`.
+pub(super) fn hits(grammar: &str, code: &str) -> Vec<(String, u32)> {
+    let specs = Specs::builtin();
+    let mut v: Vec<(String, u32)> = scan("t", grammar, code, &specs)
+        .expect("parses")
+        .into_iter()
+        .map(|f| (f.rule_id, f.location.start_line))
+        .collect();
+    v.sort();
+    v
+}
+
+/// The rule ids found in `code`.
+pub(super) fn rules(grammar: &str, code: &str) -> Vec<String> {
+    hits(grammar, code).into_iter().map(|(r, _)| r).collect()
+}
+
+#[test]
+fn the_builtin_specs_parse() {
+    let specs = Specs::builtin();
+    for l in super::LANGUAGES {
+        assert!(specs.get(l).is_some(), "{l}");
+    }
+}
+
+#[test]
+fn a_flow_names_source_steps_and_sink_with_lines_and_snippets() {
+    let code = "from flask import request\n\ndef view(db):\n    name = request.args.get('n')\n    q = \"SELECT * FROM t WHERE n = '\" + name + \"'\"\n    db.execute(q)\n";
+    let found = scan("app.py", "python", code, &Specs::builtin()).unwrap();
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let f = &found[0];
+    assert_eq!(f.rule_id, "PY-TAINT-SQLI");
+    assert_eq!(f.cwe.as_deref(), Some("CWE-89"));
+    assert_eq!(f.location.start_line, 6);
+    let lines: Vec<u32> = f.flow.iter().map(|s| s.line).collect();
+    assert_eq!(lines, vec![4, 5, 6], "{:#?}", f.flow);
+    assert!(f.flow[0].note.contains("request.args"), "{:#?}", f.flow);
+    assert_eq!(f.flow[2].snippet, "db.execute(q)");
+    assert!(f.flow[2].note.starts_with("sink: db.execute"), "{:#?}", f.flow);
+}
+
+#[test]
+fn a_taint_section_extends_the_builtin_specs_and_bad_entries_name_the_field() {
+    use std::path::Path;
+    let cfg = crate::SecurityConfig::parse(
+        "taint:\n  - language: python\n    sources:\n      calls: [get_user_input]\n    sinks:\n      - category: command\n        calls: [run_it]\n",
+        Path::new(".security.yaml"),
+    )
+    .unwrap();
+    let mut specs = Specs::builtin();
+    for t in &cfg.taint {
+        specs.add(t).unwrap();
+    }
+    let found = scan("a.py", "python", "x = get_user_input()\nrun_it(x)\n", &specs).unwrap();
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].rule_id, "PY-TAINT-CMDI");
+
+    let e = crate::SecurityConfig::parse(
+        "taint:\n  - language: python\n    sinks:\n      - category: sqlinjection\n        calls: [q]\n",
+        Path::new(".security.yaml"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains(".security.yaml"), "{e}");
+    assert!(e.contains("taint[0].sinks[0].category"), "{e}");
+    assert!(e.contains("unknown category `sqlinjection`"), "{e}");
+
+    let e = crate::SecurityConfig::parse(
+        "taint:\n  - language: python\n    sinks:\n      - category: sqli\n        call: [q]\n",
+        Path::new(".security.yaml"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("line 5"), "{e}");
+    assert!(e.contains("unknown field `call`"), "{e}");
+
+    let e = crate::SecurityConfig::parse(
+        "taint:\n  - language: cobol\n",
+        Path::new(".security.yaml"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("taint[0].language"), "{e}");
+    assert!(e.contains("`cobol` has no taint adapter"), "{e}");
+}
