@@ -40,16 +40,24 @@ impl<'t> Analyzer<'_, 't> {
             .cloned()
             .collect();
         for s in sinks {
-            let mut reaching: T = None;
-            for (i, a) in args.iter().enumerate() {
-                if s.args.is_empty() || s.args.contains(&i) {
-                    reaching = union(reaching, a.clone());
-                }
-            }
-            if s.receiver {
-                reaching = union(reaching, recv.clone());
-            }
-            if let Some(t) = reaching {
+            // Each argument on its own: a sanitized argument next to a
+            // parameter does not make the call a finding.
+            let mut reaching: Vec<&Taint> = args
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| {
+                    if s.args.is_empty() {
+                        true
+                    } else {
+                        *i < parts.positional && s.args.contains(i)
+                    }
+                })
+                .filter_map(|(_, a)| a.as_ref())
+                .chain(recv.as_ref().filter(|_| s.receiver))
+                .filter(|t| t.hits(s.category))
+                .collect();
+            reaching.sort_by_key(|t| !t.src);
+            if let Some(t) = reaching.first().map(|t| (*t).clone()) {
                 self.report(fr, s.category, n, &t, &format!("{callee}(…)"));
             }
         }

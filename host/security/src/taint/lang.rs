@@ -282,6 +282,8 @@ pub struct CallParts<'t> {
     pub receiver: Option<Node<'t>>,
     /// Positional arguments, in order, then keyword arguments' values.
     pub args: Vec<Node<'t>>,
+    /// How many of `args` are positional.
+    pub positional: usize,
     /// The method name (last segment).
     pub name: String,
 }
@@ -294,20 +296,25 @@ pub fn squash(node: Node<'_>, src: &str) -> String {
         .collect()
 }
 
-fn arg_nodes<'t>(list: Option<Node<'t>>) -> Vec<Node<'t>> {
-    let Some(list) = list else { return Vec::new() };
+fn arg_nodes<'t>(list: Option<Node<'t>>) -> (Vec<Node<'t>>, usize) {
+    let Some(list) = list else {
+        return (Vec::new(), 0);
+    };
     let mut cursor = list.walk();
     let mut out = Vec::new();
     let mut keywords = Vec::new();
     for c in list.named_children(&mut cursor) {
         match c.kind() {
             "comment" | "line_comment" | "block_comment" => {}
-            "keyword_argument" | "pair" => keywords.push(c.child_by_field_name("value").unwrap_or(c)),
+            "keyword_argument" | "pair" => {
+                keywords.push(c.child_by_field_name("value").unwrap_or(c))
+            }
             _ => out.push(c),
         }
     }
+    let positional = out.len();
     out.extend(keywords);
-    out
+    (out, positional)
 }
 
 /// Reads a call (or `new`) node of `lang`.
@@ -328,20 +335,24 @@ pub fn call_parts<'t>(lang: &Lang, node: Node<'t>, src: &str) -> CallParts<'t> {
         ),
         (_, "object_creation_expression") => {
             let ty = field(node, "type").map(|t| squash(t, src)).unwrap_or_default();
+            let (args, positional) = arg_nodes(field(node, "arguments"));
             return CallParts {
                 callee: format!("new {}", type_name(&ty)),
                 receiver: None,
                 name: type_name(&ty).to_string(),
-                args: arg_nodes(field(node, "arguments")),
+                args,
+                positional,
             };
         }
         (_, "new_expression") => {
             let ty = field(node, "constructor").map(|t| squash(t, src)).unwrap_or_default();
+            let (args, positional) = arg_nodes(field(node, "arguments"));
             return CallParts {
                 callee: format!("new {}", type_name(&ty)),
                 receiver: None,
                 name: type_name(&ty).to_string(),
-                args: arg_nodes(field(node, "arguments")),
+                args,
+                positional,
             };
         }
         _ => {
@@ -366,10 +377,12 @@ pub fn call_parts<'t>(lang: &Lang, node: Node<'t>, src: &str) -> CallParts<'t> {
         (None, Some(r)) => format!("{}.{name}", squash(r, src)),
         (None, None) => name.clone(),
     };
+    let (args, positional) = arg_nodes(args);
     CallParts {
         callee,
         receiver,
-        args: arg_nodes(args),
+        args,
+        positional,
         name,
     }
 }

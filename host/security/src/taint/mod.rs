@@ -68,7 +68,11 @@ pub fn scan(path: &str, grammar: &str, source: &str, specs: &Specs) -> Result<Ve
             .map_or("", |l| l.trim())
     };
     let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for h in hits {
+        if !seen.insert((h.span.0, h.category)) {
+            continue;
+        }
         let meta = h.category.meta();
         let (sl, sc, el, ec) = h.span;
         let rule = format!("{}-TAINT-{}", prefix(lang_name), meta.suffix);

@@ -83,7 +83,7 @@ fn a_taint_section_extends_the_builtin_specs_and_bad_entries_name_the_field() {
     )
     .unwrap_err()
     .to_string();
-    assert!(e.contains("line 5"), "{e}");
+    assert!(e.contains(".security.yaml:5:"), "{e}");
     assert!(e.contains("unknown field `call`"), "{e}");
 
     let e = crate::SecurityConfig::parse(
@@ -94,4 +94,16 @@ fn a_taint_section_extends_the_builtin_specs_and_bad_entries_name_the_field() {
     .to_string();
     assert!(e.contains("taint[0].language"), "{e}");
     assert!(e.contains("`cobol` has no taint adapter"), "{e}");
+}
+
+#[test]
+#[ignore]
+fn debug_dump() {
+    let lang = std::env::var("L").unwrap();
+    let code = std::fs::read_to_string(std::env::var("F").unwrap()).unwrap();
+    let tree = agent_syntax::parse_tree(&lang, &code).unwrap();
+    println!("{}", tree.root_node().to_sexp());
+    for f in scan("t", &lang, &code, &Specs::builtin()).unwrap() {
+        println!("{} {} {:#?}", f.rule_id, f.location.start_line, f.flow);
+    }
 }

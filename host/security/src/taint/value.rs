@@ -54,6 +54,10 @@ impl Taint {
     pub fn step(&self, line: u32, note: String) -> Taint {
         let mut flow = (*self.flow).clone();
         if flow.last().is_some_and(|s| s.line == line) {
+            if flow.len() == 1 {
+                // The source's own line: its note says more.
+                return self.clone();
+            }
             flow.pop();
         }
         if flow.len() >= MAX_STEPS {
