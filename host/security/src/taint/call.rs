@@ -39,6 +39,9 @@ impl<'t> Analyzer<'_, 't> {
             .filter(|s| s.unless.as_ref().is_none_or(|r| !r.is_match(text)))
             .cloned()
             .collect();
+        // A sink's result is new data from the system (a cursor, a file, a
+        // process), not the input: it is clean.
+        let is_sink = !sinks.is_empty();
         for s in sinks {
             // Each argument on its own: a sanitized argument next to a
             // parameter does not make the call a finding.
@@ -60,6 +63,10 @@ impl<'t> Analyzer<'_, 't> {
             if let Some(t) = reaching.first().map(|t| (*t).clone()) {
                 self.report(fr, s.category, n, &t, &format!("{callee}(…)"));
             }
+        }
+
+        if is_sink {
+            return None;
         }
 
         // Sanitizers.
