@@ -19,6 +19,10 @@ use super::value::{Step, T, Taint, union};
 /// Node visits allowed per file (a hostile file cannot make the walk slow).
 const MAX_VISITS: usize = 2_000_000;
 
+/// Deepest expression nesting walked (a hostile file cannot overflow the
+/// worker's stack); deeper parts are clean.
+const MAX_DEPTH: usize = 96;
+
 /// A sink reached by tainted data.
 #[derive(Debug, Clone)]
 pub struct Hit {
@@ -73,6 +77,7 @@ pub struct Analyzer<'a, 't> {
     pub(super) funcs: HashMap<String, Node<'t>>,
     pub(super) summaries: HashMap<usize, Option<Rc<Summary>>>,
     pub(super) visits: usize,
+    pub(super) depth: usize,
     /// Sinks reached from real sources.
     pub hits: Vec<Hit>,
 }
@@ -113,6 +118,7 @@ impl<'a, 't> Analyzer<'a, 't> {
             funcs,
             summaries: HashMap::new(),
             visits: 0,
+            depth: 0,
             hits: Vec::new(),
         };
         let mut top = Frame::default();
@@ -255,9 +261,16 @@ impl<'a, 't> Analyzer<'a, 't> {
     /// The value of `n`, recording sinks it reaches.
     pub(super) fn eval(&mut self, fr: &mut Frame, n: Node<'t>) -> T {
         self.visits += 1;
-        if self.visits > MAX_VISITS {
+        if self.visits > MAX_VISITS || self.depth >= MAX_DEPTH {
             return None;
         }
+        self.depth += 1;
+        let t = self.eval_node(fr, n);
+        self.depth -= 1;
+        t
+    }
+
+    fn eval_node(&mut self, fr: &mut Frame, n: Node<'t>) -> T {
         match self.lang.role(n.kind()) {
             Role::Ident => self.ident(fr, n),
             Role::Member => self.member(fr, n),
@@ -541,11 +554,35 @@ impl<'a, 't> Analyzer<'a, 't> {
 
 /// Every function node under `n`, outermost first.
 fn collect_functions<'t>(lang: &Lang, n: Node<'t>, out: &mut Vec<Node<'t>>) {
-    let mut cursor = n.walk();
-    for c in n.named_children(&mut cursor) {
+    for c in descendants(n) {
         if lang.role(c.kind()) == Role::Function {
             out.push(c);
         }
-        collect_functions(lang, c, out);
+    }
+}
+
+/// Every named node under `n` in document order, without recursion.
+pub(super) fn descendants(n: Node<'_>) -> Vec<Node<'_>> {
+    let mut out = Vec::new();
+    let mut cursor = n.walk();
+    if !cursor.goto_first_child() {
+        return out;
+    }
+    loop {
+        let node = cursor.node();
+        if node.is_named() {
+            out.push(node);
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() || cursor.node() == n {
+                return out;
+            }
+        }
     }
 }

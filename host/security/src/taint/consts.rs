@@ -67,6 +67,14 @@ fn unwrap(mut n: Node<'_>) -> Node<'_> {
 impl<'t> Analyzer<'_, 't> {
     /// The constant value of `n`, when it has one.
     pub(super) fn const_of(&self, fr: &Frame, n: Node<'t>) -> Option<Const> {
+        self.const_at(fr, n, 0)
+    }
+
+    /// [`Self::const_of`] at nesting `depth` (deep expressions are not folded).
+    fn const_at(&self, fr: &Frame, n: Node<'t>, depth: usize) -> Option<Const> {
+        if depth > 32 {
+            return None;
+        }
         let n = unwrap(n);
         let kind = n.kind();
         let text = self.text(n);
@@ -83,8 +91,8 @@ impl<'t> Analyzer<'_, 't> {
             return fr.consts.get(&squash(n, self.src)).cloned();
         }
         if matches!(kind, "binary_expression" | "binary_operator") {
-            let l = self.const_of(fr, n.child_by_field_name("left")?)?;
-            let r = self.const_of(fr, n.child_by_field_name("right")?)?;
+            let l = self.const_at(fr, n.child_by_field_name("left")?, depth + 1)?;
+            let r = self.const_at(fr, n.child_by_field_name("right")?, depth + 1)?;
             let op = self.text(n.child_by_field_name("operator")?).trim();
             return match (l, r) {
                 (Const::Int(a), Const::Int(b)) => Some(Const::Int(match op {
@@ -101,7 +109,7 @@ impl<'t> Analyzer<'_, 't> {
         }
         if kind == "method_invocation" {
             let name = self.text(n.child_by_field_name("name")?);
-            let obj = self.const_of(fr, n.child_by_field_name("object")?)?;
+            let obj = self.const_at(fr, n.child_by_field_name("object")?, depth + 1)?;
             let args = n.child_by_field_name("arguments")?;
             if name == "charAt"
                 && let (Const::Str(s), Some(Const::Int(i))) =
@@ -141,14 +149,24 @@ impl<'t> Analyzer<'_, 't> {
     /// The variable an allowlist test checks, and whether the test is
     /// negated (`not in`, `!=`, `!list.contains(x)`).
     fn guard(&self, n: Node<'t>) -> Option<(String, bool)> {
-        let n = unwrap(n);
-        let kind = n.kind();
-        if matches!(kind, "not_operator" | "unary_expression") {
-            let inner = n
-                .child_by_field_name("argument")
-                .or_else(|| n.child_by_field_name("operand"))?;
-            return self.guard(inner).map(|(v, neg)| (v, !neg));
+        let mut n = unwrap(n);
+        let mut negated = false;
+        for _ in 0..8 {
+            if !matches!(n.kind(), "not_operator" | "unary_expression") {
+                return self.test(n).map(|(v, neg)| (v, neg != negated));
+            }
+            n = unwrap(
+                n.child_by_field_name("argument")
+                    .or_else(|| n.child_by_field_name("operand"))?,
+            );
+            negated = !negated;
         }
+        None
+    }
+
+    /// [`Self::guard`] of a test without a leading negation.
+    fn test(&self, n: Node<'t>) -> Option<(String, bool)> {
+        let kind = n.kind();
         if kind == "comparison_operator" {
             let l = n.named_child(0)?;
             let r = n.named_child(1)?;

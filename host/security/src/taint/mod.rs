@@ -13,6 +13,7 @@ pub mod category;
 mod analyze;
 mod call;
 mod consts;
+mod java_checks;
 mod lang;
 pub mod spec;
 #[cfg(test)]
@@ -61,6 +62,11 @@ pub fn scan(path: &str, grammar: &str, source: &str, specs: &Specs) -> Result<Ve
     };
     let tree = agent_syntax::parse_tree(grammar, source).map_err(|e| e.to_string())?;
     let hits = analyze::Analyzer::run(lang, spec, source, tree.root_node());
+    let mut extra = if lang_name == "java" {
+        java_checks::check(path, source, tree.root_node())
+    } else {
+        Vec::new()
+    };
     let lines: Vec<&str> = source.lines().collect();
     let line_text = |n: u32| {
         lines
@@ -122,6 +128,7 @@ pub fn scan(path: &str, grammar: &str, source: &str, specs: &Specs) -> Result<Ve
         f.fingerprint(Some(line_text(sl)));
         out.push(f);
     }
+    out.append(&mut extra);
     Ok(out)
 }
 
@@ -134,10 +141,18 @@ pub fn supersede(findings: &mut Vec<Finding>, grammar: Option<&str>, specs: &Spe
     if !supports(grammar, specs) {
         return;
     }
+    // Weak randomness is CWE-338 in the pattern rules, CWE-330 here.
+    let key = |f: &Finding| {
+        let cwe = match f.cwe.as_deref() {
+            Some("CWE-338") => Some("CWE-330".to_string()),
+            other => other.map(str::to_string),
+        };
+        (f.location.file.clone(), f.location.start_line, cwe)
+    };
     let covered: std::collections::HashSet<(String, u32, Option<String>)> = findings
         .iter()
         .filter(|f| f.scanner == SCANNER)
-        .map(|f| (f.location.file.clone(), f.location.start_line, f.cwe.clone()))
+        .map(key)
         .collect();
     findings.retain(|f| {
         if f.scanner == SCANNER {
@@ -147,6 +162,6 @@ pub fn supersede(findings: &mut Vec<Finding>, grammar: Option<&str>, specs: &Spe
         if matches!(cwe, "CWE-94" | "CWE-95" | "CWE-502") && f.scanner.ends_with("/sast") {
             return false;
         }
-        !covered.contains(&(f.location.file.clone(), f.location.start_line, f.cwe.clone()))
+        !covered.contains(&key(f))
     });
 }

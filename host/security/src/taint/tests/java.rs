@@ -185,3 +185,25 @@ public class C {
 "#;
     assert_eq!(hits("java", spring), vec![("JAVA-TAINT-SQLI".into(), 6)]);
 }
+
+#[test]
+fn insecure_cookies_and_weak_randomness_for_security_values() {
+    let bad = r#"
+double value = new java.util.Random().nextDouble();
+String rememberMeKey = Double.toString(value).substring(2);
+javax.servlet.http.Cookie rememberMe = new javax.servlet.http.Cookie("rememberMe", rememberMeKey);
+rememberMe.setPath(request.getRequestURI());
+response.addCookie(rememberMe);
+"#;
+    assert_eq!(java(bad), vec!["JAVA-COOKIE-001", "JAVA-WEAKRAND-001"]);
+    let safe = r#"
+double value = java.security.SecureRandom.getInstance("SHA1PRNG").nextDouble();
+String rememberMeKey = Double.toString(value).substring(2);
+javax.servlet.http.Cookie rememberMe = new javax.servlet.http.Cookie("rememberMe", rememberMeKey);
+rememberMe.setSecure(true);
+response.addCookie(rememberMe);
+"#;
+    assert!(java(safe).is_empty(), "{:?}", java(safe));
+    let shuffle = "int pick = new java.util.Random().nextInt(10);\nresponse.getWriter().println(pick);\n";
+    assert!(java(shuffle).is_empty(), "{:?}", java(shuffle));
+}
