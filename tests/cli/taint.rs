@@ -4,8 +4,8 @@
 //! `codeFlows` (valid against the official schema) and to JSON, and stays
 //! quiet on constant `eval` and a pickle of a local file (issue 16, item 4).
 
-use super::security::{audit, audit_json, copy_tree, fixtures, sandbox, triples, validate};
 use super::code;
+use super::security::{audit, audit_json, copy_tree, fixtures, sandbox, triples, validate};
 
 fn tree() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tmp");
@@ -31,22 +31,37 @@ fn taint_flows_in_five_languages_reach_json_and_sarif_code_flows() {
         ("GO-TAINT-CMDI", "main.go", 10),
         ("RUBY-TAINT-SQLI", "users_controller.rb", 3),
     ] {
-        assert!(has(&got, rule, file, line), "{rule} {file}:{line} in {got:?}");
+        assert!(
+            has(&got, rule, file, line),
+            "{rule} {file}:{line} in {got:?}"
+        );
     }
     // One finding per sink: the pattern rules' findings on those lines
     // were replaced, and the safe look-alikes are quiet.
-    for (file, line) in [("app.py", 19), ("server.js", 6), ("server.js", 7), ("Web.java", 12)] {
+    for (file, line) in [
+        ("app.py", 19),
+        ("server.js", 6),
+        ("server.js", 7),
+        ("Web.java", 12),
+    ] {
         let on_line: Vec<_> = got
             .iter()
             .filter(|(_, f, l)| f == file && *l == line)
             .collect();
         assert!(on_line.len() <= 1, "{file}:{line}: {on_line:?}");
     }
-    assert!(!got.iter().any(|(_, f, l)| f == "server.js" && *l == 7), "{got:?}");
-    assert!(!got.iter().any(|(_, f, l)| f == "Web.java" && *l == 12), "{got:?}");
+    assert!(
+        !got.iter().any(|(_, f, l)| f == "server.js" && *l == 7),
+        "{got:?}"
+    );
+    assert!(
+        !got.iter().any(|(_, f, l)| f == "Web.java" && *l == 12),
+        "{got:?}"
+    );
     // Item 4: eval of a constant and pickle.load of a local file are not findings.
     assert!(
-        !got.iter().any(|(_, f, l)| f == "app.py" && (*l == 25 || *l == 27)),
+        !got.iter()
+            .any(|(_, f, l)| f == "app.py" && (*l == 25 || *l == 27)),
         "{got:?}"
     );
 
@@ -105,7 +120,10 @@ fn taint_flows_in_five_languages_reach_json_and_sarif_code_flows() {
     );
     // Every taint result has a flow.
     for r in results {
-        if r["ruleId"].as_str().is_some_and(|id| id.contains("-TAINT-")) {
+        if r["ruleId"]
+            .as_str()
+            .is_some_and(|id| id.contains("-TAINT-"))
+        {
             assert!(r["codeFlows"].is_array(), "{r:#}");
         }
     }

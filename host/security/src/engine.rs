@@ -833,9 +833,9 @@ pub fn audit(
     let taint_specs = if opts.scanners.runs_engine(crate::taint::SCANNER) {
         let mut specs = crate::taint::Specs::builtin();
         for t in &config.taint {
-            specs
-                .add(t)
-                .map_err(|(field, e)| anyhow::anyhow!("taint spec for {}: {field}: {e}", t.language))?;
+            specs.add(t).map_err(|(field, e)| {
+                anyhow::anyhow!("taint spec for {}: {field}: {e}", t.language)
+            })?;
         }
         Some(specs)
     } else {

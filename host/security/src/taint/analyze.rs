@@ -153,7 +153,11 @@ impl<'a, 't> Analyzer<'a, 't> {
             name: Some(name.clone()),
             ..Frame::default()
         };
-        let offset = usize::from(params.first().is_some_and(|(p, _)| p == "self" || p == "cls"));
+        let offset = usize::from(
+            params
+                .first()
+                .is_some_and(|(p, _)| p == "self" || p == "cls"),
+        );
         for (i, (p, node)) in params.iter().enumerate() {
             let annotated = self.annotated(*node);
             let src = (from_decorator && i >= offset) || annotated;
@@ -432,7 +436,8 @@ impl<'a, 't> Analyzer<'a, 't> {
         match self.lang.role(rhs.kind()) {
             Role::Call | Role::New if !aug => {
                 let parts = super::lang::call_parts(self.lang, rhs, self.src);
-                fr.aliases.insert(key.clone(), format!("{}()", parts.callee));
+                fr.aliases
+                    .insert(key.clone(), format!("{}()", parts.callee));
                 if matches!(parts.name.as_str(), "ArrayList" | "LinkedList" | "Vector") {
                     fr.lists.insert(key.clone(), Vec::new());
                 } else {
@@ -524,7 +529,14 @@ impl<'a, 't> Analyzer<'a, 't> {
     }
 
     /// Records that `t` reaches a sink of `c` at `node`.
-    pub(super) fn report(&mut self, fr: &mut Frame, c: Category, node: Node<'t>, t: &Taint, what: &str) {
+    pub(super) fn report(
+        &mut self,
+        fr: &mut Frame,
+        c: Category,
+        node: Node<'t>,
+        t: &Taint,
+        what: &str,
+    ) {
         if !t.hits(c) {
             return;
         }

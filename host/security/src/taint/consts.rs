@@ -53,8 +53,7 @@ fn has_interpolation(n: Node<'_>) -> bool {
 }
 
 fn unwrap(mut n: Node<'_>) -> Node<'_> {
-    while matches!(n.kind(), "parenthesized_expression" | "argument")
-        && n.named_child_count() == 1
+    while matches!(n.kind(), "parenthesized_expression" | "argument") && n.named_child_count() == 1
     {
         match n.named_child(0) {
             Some(c) => n = c,
@@ -170,14 +169,18 @@ impl<'t> Analyzer<'_, 't> {
         if kind == "comparison_operator" {
             let l = n.named_child(0)?;
             let r = n.named_child(1)?;
-            let op: String = self.text(n)[l.end_byte() - n.start_byte()..r.start_byte() - n.start_byte()]
+            let op: String = self.text(n)
+                [l.end_byte() - n.start_byte()..r.start_byte() - n.start_byte()]
                 .split_whitespace()
                 .collect::<Vec<_>>()
                 .join(" ");
             let const_side = |x: Node<'t>| {
                 literal_key(x, self.src).is_some()
                     || matches!(x.kind(), "list" | "set" | "tuple")
-                    || self.text(x).chars().all(|c| c.is_ascii_uppercase() || c == '_' || c.is_ascii_digit())
+                    || self
+                        .text(x)
+                        .chars()
+                        .all(|c| c.is_ascii_uppercase() || c == '_' || c.is_ascii_digit())
             };
             return match op.as_str() {
                 "in" if const_side(r) => Some((squash(l, self.src), false)),
@@ -204,7 +207,9 @@ impl<'t> Analyzer<'_, 't> {
                 "contains" | "includes" | "has" | "containsKey" | "include?" => {
                     let r = parts.receiver?;
                     let rt = self.text(r);
-                    if rt.chars().all(|c| c.is_ascii_uppercase() || c == '_' || c.is_ascii_digit() || c == '.') {
+                    if rt.chars().all(|c| {
+                        c.is_ascii_uppercase() || c == '_' || c.is_ascii_digit() || c == '.'
+                    }) {
                         return Some((squash(arg?, self.src), false));
                     }
                 }
@@ -226,10 +231,16 @@ impl<'t> Analyzer<'_, 't> {
     /// Whether a block ends by leaving (return, raise, throw, abort).
     fn exits(&self, block: Node<'t>) -> bool {
         let mut n = block;
-        while let Some(last) = n.named_child(u32::try_from(n.named_child_count().saturating_sub(1)).unwrap_or(0)) {
+        while let Some(last) =
+            n.named_child(u32::try_from(n.named_child_count().saturating_sub(1)).unwrap_or(0))
+        {
             if matches!(
                 last.kind(),
-                "return_statement" | "raise_statement" | "throw_statement" | "continue_statement" | "return"
+                "return_statement"
+                    | "raise_statement"
+                    | "throw_statement"
+                    | "continue_statement"
+                    | "return"
             ) {
                 return true;
             }
@@ -237,7 +248,12 @@ impl<'t> Analyzer<'_, 't> {
             if t.starts_with("abort(") || t.starts_with("sys.exit") || t.starts_with("exit(") {
                 return true;
             }
-            if last.named_child_count() == 0 || !matches!(last.kind(), "block" | "expression_statement" | "statement_block" | "body_statement") {
+            if last.named_child_count() == 0
+                || !matches!(
+                    last.kind(),
+                    "block" | "expression_statement" | "statement_block" | "body_statement"
+                )
+            {
                 return false;
             }
             n = last;
@@ -252,7 +268,9 @@ impl<'t> Analyzer<'_, 't> {
         }
         let cons = n.child_by_field_name("consequence");
         let mut cursor = n.walk();
-        let alts: Vec<Node<'t>> = n.children_by_field_name("alternative", &mut cursor).collect();
+        let alts: Vec<Node<'t>> = n
+            .children_by_field_name("alternative", &mut cursor)
+            .collect();
         let known = cond.and_then(|c| self.const_cond(fr, c));
         let guard = cond.and_then(|c| self.guard(c));
         match known {
@@ -298,9 +316,9 @@ impl<'t> Analyzer<'_, 't> {
         let cons = n
             .child_by_field_name("consequence")
             .or_else(|| n.named_child(0).filter(|_| self.lang.name == "python"));
-        let alt = n.child_by_field_name("alternative").or_else(|| {
-            n.named_child(2).filter(|_| self.lang.name == "python")
-        });
+        let alt = n
+            .child_by_field_name("alternative")
+            .or_else(|| n.named_child(2).filter(|_| self.lang.name == "python"));
         let cond = cond.or_else(|| n.named_child(1).filter(|_| self.lang.name == "python"));
         if let Some(c) = cond {
             self.eval(fr, c);
@@ -319,7 +337,9 @@ impl<'t> Analyzer<'_, 't> {
     /// Java `switch` on a constant walks the matching case (and what falls
     /// through until a `break`); anything else walks every case weakly.
     pub(super) fn switch(&mut self, fr: &mut Frame, n: Node<'t>) -> T {
-        let cond = n.child_by_field_name("condition").or_else(|| n.child_by_field_name("value"));
+        let cond = n
+            .child_by_field_name("condition")
+            .or_else(|| n.child_by_field_name("value"));
         let value = cond.and_then(|c| self.const_of(fr, c));
         let body = n.child_by_field_name("body");
         if let (Some(v), Some(body)) = (value, body) {
@@ -330,13 +350,15 @@ impl<'t> Analyzer<'_, 't> {
                 .collect();
             let label_matches = |g: &Node<'t>, default: bool| {
                 let mut c = g.walk();
-                g.named_children(&mut c).filter(|l| l.kind() == "switch_label").any(|l| {
-                    if default {
-                        self.text(l).trim_start().starts_with("default")
-                    } else {
-                        l.named_child(0).and_then(|x| self.const_of(fr, x)).as_ref() == Some(&v)
-                    }
-                })
+                g.named_children(&mut c)
+                    .filter(|l| l.kind() == "switch_label")
+                    .any(|l| {
+                        if default {
+                            self.text(l).trim_start().starts_with("default")
+                        } else {
+                            l.named_child(0).and_then(|x| self.const_of(fr, x)).as_ref() == Some(&v)
+                        }
+                    })
             };
             let start = groups
                 .iter()

@@ -44,8 +44,10 @@ pub fn check(path: &str, src: &str, root: Node<'_>) -> Vec<Finding> {
 
 fn cookies(path: &str, src: &str, body: &str, nodes: &[Node<'_>], out: &mut Vec<Finding>) {
     for d in nodes.iter().filter(|n| n.kind() == "variable_declarator") {
-        let (Some(name), Some(value)) = (d.child_by_field_name("name"), d.child_by_field_name("value"))
-        else {
+        let (Some(name), Some(value)) = (
+            d.child_by_field_name("name"),
+            d.child_by_field_name("value"),
+        ) else {
             continue;
         };
         let is_cookie = value.kind() == "object_creation_expression"
@@ -62,7 +64,8 @@ fn cookies(path: &str, src: &str, body: &str, nodes: &[Node<'_>], out: &mut Vec<
         }
         let added = nodes.iter().find(|n| {
             n.kind() == "method_invocation"
-                && n.child_by_field_name("name").is_some_and(|x| text(x, src) == "addCookie")
+                && n.child_by_field_name("name")
+                    .is_some_and(|x| text(x, src) == "addCookie")
                 && n.child_by_field_name("arguments")
                     .is_some_and(|a| text(a, src).trim_matches(['(', ')', ' ']) == name)
         });
@@ -96,7 +99,10 @@ fn randomness(path: &str, src: &str, body: &str, nodes: &[Node<'_>], out: &mut V
                 .child_by_field_name("type")
                 .is_some_and(|t| matches!(text(t, src), "Random" | "java.util.Random")),
             "method_invocation" => {
-                let squashed: String = text(*n, src).chars().filter(|c| !c.is_whitespace()).collect();
+                let squashed: String = text(*n, src)
+                    .chars()
+                    .filter(|c| !c.is_whitespace())
+                    .collect();
                 squashed == "Math.random()" || squashed == "java.lang.Math.random()"
             }
             _ => false,

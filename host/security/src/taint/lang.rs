@@ -269,8 +269,22 @@ pub fn adapter(name: &str) -> Option<&'static Lang> {
 pub fn is_comparison(op: &str) -> bool {
     matches!(
         op,
-        "==" | "!=" | "===" | "!==" | "<" | ">" | "<=" | ">=" | "&&" | "||" | "and" | "or"
-            | "instanceof" | "in" | "=~" | "!~" | "<=>"
+        "==" | "!="
+            | "==="
+            | "!=="
+            | "<"
+            | ">"
+            | "<="
+            | ">="
+            | "&&"
+            | "||"
+            | "and"
+            | "or"
+            | "instanceof"
+            | "in"
+            | "=~"
+            | "!~"
+            | "<=>"
     )
 }
 
@@ -334,7 +348,9 @@ pub fn call_parts<'t>(lang: &Lang, node: Node<'t>, src: &str) -> CallParts<'t> {
             field(node, "arguments"),
         ),
         (_, "object_creation_expression") => {
-            let ty = field(node, "type").map(|t| squash(t, src)).unwrap_or_default();
+            let ty = field(node, "type")
+                .map(|t| squash(t, src))
+                .unwrap_or_default();
             let (args, positional) = arg_nodes(field(node, "arguments"));
             return CallParts {
                 callee: format!("new {}", type_name(&ty)),
@@ -345,7 +361,9 @@ pub fn call_parts<'t>(lang: &Lang, node: Node<'t>, src: &str) -> CallParts<'t> {
             };
         }
         (_, "new_expression") => {
-            let ty = field(node, "constructor").map(|t| squash(t, src)).unwrap_or_default();
+            let ty = field(node, "constructor")
+                .map(|t| squash(t, src))
+                .unwrap_or_default();
             let (args, positional) = arg_nodes(field(node, "arguments"));
             return CallParts {
                 callee: format!("new {}", type_name(&ty)),

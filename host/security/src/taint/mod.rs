@@ -9,9 +9,9 @@
 //! files). Intra-file only: a call into another file is the union of its
 //! arguments.
 
-pub mod category;
 mod analyze;
 mod call;
+pub mod category;
 mod consts;
 mod java_checks;
 mod lang;
@@ -53,7 +53,12 @@ pub fn supports(grammar: Option<&str>, specs: &Specs) -> bool {
 ///
 /// # Errors
 /// The file does not parse (too large, grammar missing).
-pub fn scan(path: &str, grammar: &str, source: &str, specs: &Specs) -> Result<Vec<Finding>, String> {
+pub fn scan(
+    path: &str,
+    grammar: &str,
+    source: &str,
+    specs: &Specs,
+) -> Result<Vec<Finding>, String> {
     let Some(lang_name) = spec_language(grammar) else {
         return Ok(Vec::new());
     };

@@ -298,7 +298,11 @@ fn check(raw: &RawSpec) -> Result<(), (String, String)> {
         if Category::parse(&k.category).is_none() {
             return Err((
                 format!("sinks[{i}].category"),
-                format!("unknown category `{}`; the categories are: {}", k.category, cats()),
+                format!(
+                    "unknown category `{}`; the categories are: {}",
+                    k.category,
+                    cats()
+                ),
             ));
         }
         if k.calls.is_empty() && k.assigns.is_empty() && k.returns_of_decorated.is_empty() {

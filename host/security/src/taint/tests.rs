@@ -48,7 +48,11 @@ fn a_flow_names_source_steps_and_sink_with_lines_and_snippets() {
     assert_eq!(lines, vec![4, 5, 6], "{:#?}", f.flow);
     assert!(f.flow[0].note.contains("request.args"), "{:#?}", f.flow);
     assert_eq!(f.flow[2].snippet, "db.execute(q)");
-    assert!(f.flow[2].note.starts_with("sink: db.execute"), "{:#?}", f.flow);
+    assert!(
+        f.flow[2].note.starts_with("sink: db.execute"),
+        "{:#?}",
+        f.flow
+    );
 }
 
 #[test]
@@ -63,7 +67,13 @@ fn a_taint_section_extends_the_builtin_specs_and_bad_entries_name_the_field() {
     for t in &cfg.taint {
         specs.add(t).unwrap();
     }
-    let found = scan("a.py", "python", "x = get_user_input()\nrun_it(x)\n", &specs).unwrap();
+    let found = scan(
+        "a.py",
+        "python",
+        "x = get_user_input()\nrun_it(x)\n",
+        &specs,
+    )
+    .unwrap();
     assert_eq!(found.len(), 1);
     assert_eq!(found[0].rule_id, "PY-TAINT-CMDI");
 
@@ -86,12 +96,10 @@ fn a_taint_section_extends_the_builtin_specs_and_bad_entries_name_the_field() {
     assert!(e.contains(".security.yaml:5:"), "{e}");
     assert!(e.contains("unknown field `call`"), "{e}");
 
-    let e = crate::SecurityConfig::parse(
-        "taint:\n  - language: cobol\n",
-        Path::new(".security.yaml"),
-    )
-    .unwrap_err()
-    .to_string();
+    let e =
+        crate::SecurityConfig::parse("taint:\n  - language: cobol\n", Path::new(".security.yaml"))
+            .unwrap_err()
+            .to_string();
     assert!(e.contains("taint[0].language"), "{e}");
     assert!(e.contains("`cobol` has no taint adapter"), "{e}");
 }

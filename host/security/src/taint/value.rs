@@ -88,7 +88,8 @@ pub fn union(a: T, b: T) -> T {
     match (a, b) {
         (None, x) | (x, None) => x,
         (Some(a), Some(b)) => {
-            let (cleared, src, params) = (a.cleared & b.cleared, a.src || b.src, a.params | b.params);
+            let (cleared, src, params) =
+                (a.cleared & b.cleared, a.src || b.src, a.params | b.params);
             let base = if a.src || !b.src { a } else { b };
             Some(Taint {
                 cleared,

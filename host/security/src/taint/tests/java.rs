@@ -13,7 +13,10 @@ fn servlet(body: &str) -> String {
 }
 
 fn java(body: &str) -> Vec<String> {
-    hits("java", &servlet(body)).into_iter().map(|(r, _)| r).collect()
+    hits("java", &servlet(body))
+        .into_iter()
+        .map(|(r, _)| r)
+        .collect()
 }
 
 #[test]
@@ -204,6 +207,7 @@ rememberMe.setSecure(true);
 response.addCookie(rememberMe);
 "#;
     assert!(java(safe).is_empty(), "{:?}", java(safe));
-    let shuffle = "int pick = new java.util.Random().nextInt(10);\nresponse.getWriter().println(pick);\n";
+    let shuffle =
+        "int pick = new java.util.Random().nextInt(10);\nresponse.getWriter().println(pick);\n";
     assert!(java(shuffle).is_empty(), "{:?}", java(shuffle));
 }

@@ -33,7 +33,11 @@ app.get("/u", (req, res) => {
   exec("ls /tmp");
 });
 "#;
-    assert!(hits("javascript", safe).is_empty(), "{:?}", hits("javascript", safe));
+    assert!(
+        hits("javascript", safe).is_empty(),
+        "{:?}",
+        hits("javascript", safe)
+    );
 }
 
 #[test]
