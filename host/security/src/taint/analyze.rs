@@ -403,9 +403,7 @@ impl<'a, 't> Analyzer<'a, 't> {
         if matches(&self.spec.source_exprs, &text) {
             return self.source(n, &text);
         }
-        let Some((base, key)) = self.subscript_parts(n) else {
-            return None;
-        };
+        let (base, key) = self.subscript_parts(n)?;
         let btext = squash(base, self.src);
         if let Some(k) = &key {
             if let Some(t) = fr.vars.get(&format!("{btext}[{k}]")) {
@@ -425,7 +423,7 @@ impl<'a, 't> Analyzer<'a, 't> {
         } else {
             n.child_by_field_name(rf)
         };
-        let Some(rhs) = rhs else { return None };
+        let rhs = rhs?;
         let mut t = self.eval(fr, rhs);
         let Some(lhs) = lhs else { return t };
         if aug {
