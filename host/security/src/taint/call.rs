@@ -125,7 +125,12 @@ impl<'t> Analyzer<'_, 't> {
                         && r.params & (1 << bit) != 0
                         && let Some(a) = a
                     {
-                        let mut t = a.step(line_of(n), format!("through {}()", s.name));
+                        // The caller's flow, then the callee's own steps
+                        // (its parameter, its return).
+                        let mut t = Taint {
+                            flow: std::rc::Rc::new(a.then(&r.flow)),
+                            ..a.clone()
+                        };
                         t.cleared |= r.cleared;
                         out = union(out, Some(t));
                     }

@@ -136,3 +136,39 @@ fn deeply_nested_code_neither_overflows_the_stack_nor_hangs() {
     // The nesting limit makes the deep parts clean: nothing is invented.
     assert!(found.iter().all(|(r, _)| r == "PY-TAINT-CMDI"), "{found:?}");
 }
+
+/// Throughput of the taint engine alone (one thread) on ~100,000 generated
+/// lines shaped like the security bench's corpus. Ignored: a measurement,
+/// not a check (`cargo test -p agent-security --lib taint_throughput --
+/// --ignored --nocapture`; the release numbers come from the bench).
+#[test]
+#[ignore]
+fn taint_throughput() {
+    let py = "def handler_N(request, db):\n    name = request.args.get(\"name\", \"\")\n    items = [x.strip() for x in name.split(\",\") if x]\n    total = sum(len(x) for x in items)\n    if total > 10:\n        return {\"error\": \"too long\"}\n    cur = db.cursor()\n    cur.execute(\"SELECT id FROM users WHERE name = ?\", (name,))\n    cur.execute(\"DELETE FROM t WHERE id = \" + request.args[\"id\"])\n    return {\"rows\": cur.fetchall(), \"total\": total}\n\n";
+    let js = "app.get(\"/items/N\", async (req, res) => {\n  const limit = Number.parseInt(req.query.limit ?? \"10\", 10);\n  const items = await store.list({ limit, offset: 3 });\n  const names = items.map((it) => it.name.trim()).filter(Boolean);\n  res.json({ names, count: names.length });\n});\n\n";
+    let go = "func HandleN(w http.ResponseWriter, r *http.Request) {\n\tname := r.URL.Query().Get(\"name\")\n\tif len(name) > 10 {\n\t\thttp.Error(w, \"too long\", http.StatusBadRequest)\n\t\treturn\n\t}\n\tfmt.Fprintf(w, \"hello %s\", html.EscapeString(name))\n}\n\n";
+    let java = "    public int computeN(List<String> values, HttpServletRequest request) {\n        int total = 3;\n        String p = request.getParameter(\"p\");\n        for (String v : values) {\n            if (v != null && !v.isEmpty()) {\n                total += v.length();\n            }\n        }\n        return total;\n    }\n\n";
+    let files: Vec<(&str, String)> = vec![
+        ("python", py.repeat(40)),
+        ("javascript", js.repeat(40)),
+        ("go", format!("package h\n\n{}", go.repeat(40))),
+        ("java", format!("class S {{\n{}}}\n", java.repeat(40))),
+    ];
+    let per_round: usize = files.iter().map(|(_, t)| t.lines().count()).sum();
+    let rounds = 100_000 / per_round + 1;
+    let specs = Specs::builtin();
+    let started = std::time::Instant::now();
+    let mut found = 0;
+    for _ in 0..rounds {
+        for (lang, text) in &files {
+            found += scan("f", lang, text, &specs).expect("scan").len();
+        }
+    }
+    let elapsed = started.elapsed();
+    println!(
+        "taint: {} lines in {:?} ({} findings, one thread)",
+        rounds * per_round,
+        elapsed,
+        found
+    );
+}
