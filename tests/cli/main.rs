@@ -828,3 +828,6 @@ mod run_script;
 mod secrets;
 // iOS security rules (Swift and Objective-C) and the plist/entitlements scanner (issue 19, item 5).
 mod ios_security;
+
+// Issue 16, items 3–4: the taint engine through the real binary.
+mod taint;
