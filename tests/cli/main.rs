@@ -828,3 +828,5 @@ mod run_script;
 mod secrets;
 // iOS security rules (Swift and Objective-C) and the plist/entitlements scanner (issue 19, item 5).
 mod ios_security;
+// Issue 16, item 5: the labelled corpus scored per category and language (TPR, FPR, Youden) against a floor.
+mod security_corpus;
