@@ -184,9 +184,15 @@ fn the_corpus_manifest_and_its_files_agree() {
     let listed: BTreeSet<String> = m.cases.iter().map(|c| c.file.clone()).collect();
     assert_eq!(listed.len(), m.cases.len(), "a file is listed twice");
     let unlisted: Vec<_> = on_disk.difference(&listed).collect();
-    assert!(unlisted.is_empty(), "files not in manifest.json: {unlisted:?}");
+    assert!(
+        unlisted.is_empty(),
+        "files not in manifest.json: {unlisted:?}"
+    );
     let missing: Vec<_> = listed.difference(&on_disk).collect();
-    assert!(missing.is_empty(), "manifest.json lists missing files: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "manifest.json lists missing files: {missing:?}"
+    );
 
     for (name, cwes) in &m.categories {
         assert!(!cwes.is_empty(), "category {name} maps to no CWE");
@@ -209,7 +215,8 @@ fn the_corpus_manifest_and_its_files_agree() {
         let ext = c.file.rsplit('.').next().unwrap_or("");
         assert!(exts.contains(&ext), "{}: not a {lang} file", c.file);
         assert!(
-            c.file.starts_with(&format!("{}/{}/", c.language, c.category)),
+            c.file
+                .starts_with(&format!("{}/{}/", c.language, c.category)),
             "{}: expected under {}/{}/",
             c.file,
             c.language,
@@ -232,7 +239,11 @@ fn the_corpus_manifest_and_its_files_agree() {
                 "{}: sink_line {n} is outside its {lines} lines",
                 c.file
             ),
-            None => assert!(!c.vulnerable, "{}: a vulnerable case needs sink_line", c.file),
+            None => assert!(
+                !c.vulnerable,
+                "{}: a vulnerable case needs sink_line",
+                c.file
+            ),
         }
     }
 
@@ -243,7 +254,10 @@ fn the_corpus_manifest_and_its_files_agree() {
             "{name}: {} cases, at least {MIN_CASES} wanted",
             of.len()
         );
-        assert!(of.iter().any(|c| c.vulnerable), "{name}: no vulnerable case");
+        assert!(
+            of.iter().any(|c| c.vulnerable),
+            "{name}: no vulnerable case"
+        );
         assert!(of.iter().any(|c| !c.vulnerable), "{name}: no safe case");
         for lang in ["java"].iter().chain(
             PYTHON_CATEGORIES
@@ -288,7 +302,11 @@ impl Counts {
 }
 
 fn ratio(a: u32, b: u32) -> f64 {
-    if b == 0 { 0.0 } else { f64::from(a) / f64::from(b) }
+    if b == 0 {
+        0.0
+    } else {
+        f64::from(a) / f64::from(b)
+    }
 }
 
 /// (TPR, FPR, J) of one scope.
