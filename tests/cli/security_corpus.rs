@@ -20,8 +20,8 @@ use serde_json::Value;
 use super::code;
 
 /// The floor: today's engine (before the taint engine) measured on this
-/// corpus, nothing subtracted. A row names a category (all languages) or a
-/// language's macro average over its categories; columns: scope, min TPR,
+/// corpus, nothing subtracted. A row names a category (all languages), the
+/// mean over categories, or a language's macro average over its categories; columns: scope, min TPR,
 /// max FPR, min J. Raise a row when the engine gets better; never lower one
 /// to make a change pass.
 const FLOORS: &[Floor] = &[
@@ -40,6 +40,7 @@ const FLOORS: &[Floor] = &[
     floor("weak-random", 0.133, 0.0, 0.133),
     floor("insecure-cookie", 0.0, 0.0, 0.0),
     floor("trust-boundary", 0.0, 0.0, 0.0),
+    floor("mean over categories", 0.29, 0.112, 0.179),
     floor("java (macro)", 0.172, 0.106, 0.066),
     floor("python (macro)", 0.401, 0.174, 0.227),
     floor("javascript (macro)", 0.444, 0.145, 0.3),
@@ -70,6 +71,7 @@ const LANGUAGES: &[(&str, &[&str])] = &[
     ("java", &["java"]),
     ("python", &["py"]),
     ("javascript", &["js", "ts"]),
+    ("typescript", &["ts"]),
     ("go", &["go"]),
     ("ruby", &["rb"]),
     ("php", &["php"]),
@@ -78,14 +80,19 @@ const LANGUAGES: &[(&str, &[&str])] = &[
 /// Cases per category, at least.
 const MIN_CASES: usize = 20;
 
-struct Floor {
+pub(super) struct Floor {
     scope: &'static str,
     min_tpr: f64,
     max_fpr: f64,
     min_youden: f64,
 }
 
-const fn floor(scope: &'static str, min_tpr: f64, max_fpr: f64, min_youden: f64) -> Floor {
+pub(super) const fn floor(
+    scope: &'static str,
+    min_tpr: f64,
+    max_fpr: f64,
+    min_youden: f64,
+) -> Floor {
     Floor {
         scope,
         min_tpr,
@@ -98,18 +105,19 @@ fn corpus_dir() -> PathBuf {
     workspace().join("tests/fixtures/security/corpus")
 }
 
-struct Case {
-    file: String,
-    language: String,
-    category: String,
-    vulnerable: bool,
-    sink_line: Option<u64>,
-    note: String,
+pub(super) struct Case {
+    pub(super) file: String,
+    pub(super) language: String,
+    pub(super) category: String,
+    pub(super) vulnerable: bool,
+    pub(super) sink_line: Option<u64>,
+    pub(super) note: String,
 }
 
-struct Manifest {
-    categories: Vec<(String, Vec<String>)>,
-    cases: Vec<Case>,
+pub(super) struct Manifest {
+    /// Category → the CWEs that count for it, in report order.
+    pub(super) categories: Vec<(String, Vec<String>)>,
+    pub(super) cases: Vec<Case>,
 }
 
 fn field<'a>(v: &'a Value, name: &str, at: &str) -> &'a str {
@@ -259,16 +267,15 @@ fn the_corpus_manifest_and_its_files_agree() {
             "{name}: no vulnerable case"
         );
         assert!(of.iter().any(|c| !c.vulnerable), "{name}: no safe case");
-        for lang in ["java"].iter().chain(
-            PYTHON_CATEGORIES
-                .contains(name)
-                .then_some(&"python")
-                .into_iter(),
-        ) {
+        let mut langs = vec!["java"];
+        if PYTHON_CATEGORIES.contains(name) {
+            langs.push("python");
+        }
+        for lang in langs {
             for vulnerable in [true, false] {
                 assert!(
                     of.iter()
-                        .any(|c| c.language == *lang && c.vulnerable == vulnerable),
+                        .any(|c| c.language == lang && c.vulnerable == vulnerable),
                     "{name}: {lang} has no {} case",
                     if vulnerable { "vulnerable" } else { "safe" }
                 );
@@ -314,20 +321,42 @@ type Rates = (f64, f64, f64);
 
 /// The scored table: per (language, category), per category, per language
 /// (macro average of its categories' rates).
-struct Scores {
+pub(super) struct Scores {
     cells: BTreeMap<(String, String), Counts>,
     by_category: Vec<(String, Counts)>,
     macro_by_language: Vec<(String, Rates)>,
 }
 
-fn score(m: &Manifest, found: &BTreeSet<(String, String)>) -> Scores {
+/// A report's findings by file: (CWE, start line, end line).
+pub(super) type Found = BTreeMap<String, Vec<(String, u64, u64)>>;
+
+/// Where a vulnerable case's finding must be to count.
+#[derive(Clone, Copy)]
+pub(super) enum Hit {
+    /// Anywhere in the case's file (this corpus).
+    InFile,
+    /// On the case's sink line (the development corpus's rule).
+    OnSinkLine,
+}
+
+pub(super) fn score(m: &Manifest, found: &Found, rule: Hit) -> Scores {
     let cwes: BTreeMap<&str, &Vec<String>> =
         m.categories.iter().map(|(k, v)| (k.as_str(), v)).collect();
     let mut cells: BTreeMap<(String, String), Counts> = BTreeMap::new();
+    let none = Vec::new();
     for c in &m.cases {
-        let hit = cwes[c.category.as_str()]
+        let wanted = cwes[c.category.as_str()];
+        let mut hits = found
+            .get(&c.file)
+            .unwrap_or(&none)
             .iter()
-            .any(|cwe| found.contains(&(c.file.clone(), cwe.clone())));
+            .filter(|(cwe, _, _)| wanted.contains(cwe));
+        let hit = match (rule, c.vulnerable, c.sink_line) {
+            (Hit::OnSinkLine, true, Some(line)) => {
+                hits.any(|(_, start, end)| (*start..=(*end).max(*start)).contains(&line))
+            }
+            _ => hits.next().is_some(),
+        };
         let cell = cells
             .entry((c.language.clone(), c.category.clone()))
             .or_default();
@@ -353,16 +382,19 @@ fn score(m: &Manifest, found: &BTreeSet<(String, String)>) -> Scores {
         .collect();
     let macro_by_language = LANGUAGES
         .iter()
-        .map(|(lang, _)| {
+        .filter_map(|(lang, _)| {
             let rows: Vec<Counts> = cells
                 .iter()
                 .filter(|((l, _), _)| l == lang)
                 .map(|(_, n)| *n)
                 .collect();
-            let k = rows.len().max(1) as f64;
+            if rows.is_empty() {
+                return None;
+            }
+            let k = rows.len() as f64;
             let tpr = rows.iter().map(|c| c.tpr()).sum::<f64>() / k;
             let fpr = rows.iter().map(|c| c.fpr()).sum::<f64>() / k;
-            ((*lang).to_string(), (tpr, fpr, tpr - fpr))
+            Some(((*lang).to_string(), (tpr, fpr, tpr - fpr)))
         })
         .collect();
     Scores {
@@ -372,7 +404,7 @@ fn score(m: &Manifest, found: &BTreeSet<(String, String)>) -> Scores {
     }
 }
 
-fn render(s: &Scores) -> String {
+pub(super) fn render(s: &Scores) -> String {
     let mut out = String::new();
     let head = format!(
         "{:<11} {:<18} {:>4} {:>4} {:>3} {:>3} {:>6} {:>6} {:>6}\n",
@@ -407,11 +439,26 @@ fn render(s: &Scores) -> String {
     for (cat, n) in &s.by_category {
         out.push_str(&row("all", cat, *n));
     }
+    let (tpr, fpr, j) = mean_over_categories(s);
+    out.push_str(&format!(
+        "{:<30} {:>4} {:>4} {:>3} {:>3} {tpr:>6.3} {fpr:>6.3} {j:>6.3}\n",
+        MEAN, "", "", "", ""
+    ));
     out
 }
 
+/// The scope name of the mean over categories.
+const MEAN: &str = "mean over categories";
+
+fn mean_over_categories(s: &Scores) -> Rates {
+    let k = s.by_category.len().max(1) as f64;
+    let tpr = s.by_category.iter().map(|(_, n)| n.tpr()).sum::<f64>() / k;
+    let fpr = s.by_category.iter().map(|(_, n)| n.fpr()).sum::<f64>() / k;
+    (tpr, fpr, tpr - fpr)
+}
+
 /// Every floor a score falls under, as one line each.
-fn below_floors(s: &Scores) -> Vec<String> {
+pub(super) fn below_floors(s: &Scores, floors: &[Floor]) -> Vec<String> {
     let mut rates: BTreeMap<String, Rates> = BTreeMap::new();
     for (cat, n) in &s.by_category {
         rates.insert(cat.clone(), (n.tpr(), n.fpr(), n.tpr() - n.fpr()));
@@ -419,11 +466,12 @@ fn below_floors(s: &Scores) -> Vec<String> {
     for (lang, r) in &s.macro_by_language {
         rates.insert(format!("{lang} (macro)"), *r);
     }
+    rates.insert(MEAN.to_string(), mean_over_categories(s));
     // Floors are rounded to three decimals in the lenient direction (TPR and
     // J down, FPR up); EPS only absorbs floating-point noise.
     const EPS: f64 = 1e-9;
     let mut failures = Vec::new();
-    for f in FLOORS {
+    for f in floors {
         let Some(&(tpr, fpr, j)) = rates.get(f.scope) else {
             failures.push(format!("{}: no such category or language", f.scope));
             continue;
@@ -441,14 +489,10 @@ fn below_floors(s: &Scores) -> Vec<String> {
     failures
 }
 
-#[test]
-fn the_engine_meets_the_accuracy_floor_on_the_labelled_corpus() {
-    let m = manifest();
-    let tmp = tempfile::tempdir().expect("tmp");
-    let root = tmp.path().join("corpus");
-    agent_tests::copy_tree(&corpus_dir(), &root);
+/// Runs the real binary's audit on `root` and returns its findings by file
+/// (relative to `root`).
+pub(super) fn audit(root: &Path) -> Found {
     let dir = root.display().to_string();
-
     let sb = super::security::sandbox();
     let out = sb.agent(&[
         "security-audit",
@@ -467,21 +511,33 @@ fn the_engine_meets_the_accuracy_floor_on_the_labelled_corpus() {
         "no finding may be dropped by the caps"
     );
     let prefix = format!("{dir}/");
-    let found: BTreeSet<(String, String)> = report["findings"]
-        .as_array()
-        .expect("findings")
-        .iter()
-        .filter_map(|f| {
-            let file = f["location"]["file"].as_str()?;
-            let file = file.strip_prefix(&prefix).unwrap_or(file).to_string();
-            Some((file, f["cwe"].as_str()?.to_string()))
-        })
-        .collect();
+    let mut found = Found::new();
+    for f in report["findings"].as_array().expect("findings") {
+        let (Some(file), Some(cwe)) = (f["location"]["file"].as_str(), f["cwe"].as_str()) else {
+            continue;
+        };
+        let file = file.strip_prefix(&prefix).unwrap_or(file).to_string();
+        let start = f["location"]["start_line"].as_u64().unwrap_or(0);
+        let end = f["location"]["end_line"].as_u64().unwrap_or(start);
+        found
+            .entry(file)
+            .or_default()
+            .push((cwe.to_string(), start, end));
+    }
+    found
+}
 
-    let scores = score(&m, &found);
+#[test]
+fn the_engine_meets_the_accuracy_floor_on_the_labelled_corpus() {
+    let m = manifest();
+    let tmp = tempfile::tempdir().expect("tmp");
+    let root = tmp.path().join("corpus");
+    agent_tests::copy_tree(&corpus_dir(), &root);
+
+    let scores = score(&m, &audit(&root), Hit::InFile);
     let table = render(&scores);
     println!("security corpus ({} cases):\n{table}", m.cases.len());
-    let failures = below_floors(&scores);
+    let failures = below_floors(&scores, FLOORS);
     assert!(
         failures.is_empty(),
         "accuracy on the labelled corpus fell below the floor (tests/cli/security_corpus.rs, FLOORS):\n  {}\n\n{table}",
