@@ -31,6 +31,12 @@ const PROGRAMS: &[&str] = &[
     "plutil",
 ];
 
+/// A file outside the project: a package checkout DerivedData compiles.
+const DERIVED_DATA_FILE: &str = "/Users/dev/Library/Developer/Xcode/DerivedData/Demo-fgzbrdqgmhtsyhbkcbqjmxbiwpwq/SourcePackages/checkouts/swift-collections/Sources/DequeModule/Deque.swift";
+
+/// A warning in that file, as swift-frontend prints it during the build.
+const DERIVED_DATA_WARNING: &str = "/Users/dev/Library/Developer/Xcode/DerivedData/Demo-fgzbrdqgmhtsyhbkcbqjmxbiwpwq/SourcePackages/checkouts/swift-collections/Sources/DequeModule/Deque.swift:88:10: warning: 'withUnsafeMutableBufferPointer' is deprecated: renamed to 'withContiguousMutableStorageIfAvailable'\n";
+
 fn fixture(name: &str) -> String {
     std::fs::read_to_string(
         workspace()
@@ -237,9 +243,11 @@ fn swift_tools_without_swift_say_how_to_install_it() {
 fn xcode_tools_on_macos_run_xcodebuild_with_checked_arguments() {
     let a = Apple::new(Some("darwin"));
     let p = a.sb.project.path().to_path_buf();
-    // The log names files under the project, as a real build there would.
-    let log =
-        fixture("xcodebuild-build-failed.log").replace("/Users/dev/Demo", &p.display().to_string());
+    // The log names files under the project, as a real build there would,
+    // and one outside it: a package checkout compiled in DerivedData.
+    let log = fixture("xcodebuild-build-failed.log")
+        .replace("/Users/dev/Demo", &p.display().to_string())
+        + DERIVED_DATA_WARNING;
     a.replay("xcodebuild", &log, "", 65);
     let input = json!({
         "project": "Demo.xcodeproj",
@@ -267,14 +275,34 @@ fn xcode_tools_on_macos_run_xcodebuild_with_checked_arguments() {
     assert_eq!(v["exit_code"], 65);
     assert_eq!(v["summary"]["build"], "failed", "{v:#}");
     let findings = v["findings"].as_array().expect("findings");
-    // The build's own (absolute) paths: the tool runs without a project mount.
-    let file = format!("{}/Demo/ContentView.swift", p.display());
+    // Paths inside the project are project-relative (the host tells the
+    // guest the project's path although the tool has no mount); paths
+    // outside it (DerivedData, SDK headers) stay as the build printed them.
     let view = findings
         .iter()
-        .find(|f| f["location"]["file"] == file.as_str())
+        .find(|f| f["location"]["file"] == "Demo/ContentView.swift")
         .unwrap_or_else(|| panic!("no ContentView.swift finding: {v:#}"));
     assert_eq!(view["location"]["start_line"], 14);
     assert_eq!(view["location"]["start_column"], 13);
+    assert!(
+        findings
+            .iter()
+            .any(|f| f["location"]["file"] == "Demo.xcodeproj"),
+        "the project-level warning: {v:#}"
+    );
+    let files: Vec<&str> = findings
+        .iter()
+        .filter_map(|f| f["location"]["file"].as_str())
+        .collect();
+    assert!(
+        files.contains(&DERIVED_DATA_FILE),
+        "outside the project: kept absolute: {files:?}"
+    );
+    let root = p.display().to_string();
+    assert!(
+        !files.iter().any(|f| f.starts_with(&root)),
+        "no absolute path inside the project is left: {files:?}"
+    );
     assert!(
         !v.to_string().contains("\\u001b["),
         "colour codes left: {v:#}"
@@ -305,8 +333,9 @@ fn xcode_tools_on_macos_run_xcodebuild_with_checked_arguments() {
     }
     assert_eq!(a.calls().len(), 1, "{:?}", a.calls());
 
-    // xcode_test: XCTest results with the failure's location.
-    a.replay("xcodebuild", &fixture("xcodebuild-xctest.log"), "", 65);
+    // xcode_test: XCTest results with the failure's location (relative).
+    let log = fixture("xcodebuild-xctest.log").replace("/Users/dev/Demo", &p.display().to_string());
+    a.replay("xcodebuild", &log, "", 65);
     let v = answer(&a.call("xcode_test", &json!({"scheme": "Demo"}), &XCODEBUILD));
     assert_eq!(
         a.calls().last().map(String::as_str),
@@ -318,6 +347,18 @@ fn xcode_tools_on_macos_run_xcodebuild_with_checked_arguments() {
     assert_eq!(v["summary"]["tests_failed"], 1, "{v:#}");
     assert_eq!(v["summary"]["tests_skipped"], 1, "{v:#}");
     assert_eq!(v["failed_tests"].as_array().map(Vec::len), Some(1), "{v:#}");
+    assert_eq!(
+        v["failed_tests"][0]["failures"][0]["file"], "DemoTests/DemoTests.swift",
+        "{v:#}"
+    );
+    assert!(
+        v["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .any(|f| f["location"]["file"] == "DemoTests/DemoTests.swift"),
+        "{v:#}"
+    );
 
     // xcode_clean: no destination.
     a.replay("xcodebuild", "** CLEAN SUCCEEDED **\n", "", 0);
@@ -704,10 +745,8 @@ fn agent_run_in_an_xcode_project_activates_apple_dev_and_gets_parsed_errors() {
             .as_array()
             .expect("findings")
             .iter()
-            .any(
-                |f| f["location"]["file"] == format!("{}/Demo/ContentView.swift", p.display())
-                    && f["location"]["start_line"] == 14
-            ),
+            .any(|f| f["location"]["file"] == "Demo/ContentView.swift"
+                && f["location"]["start_line"] == 14),
         "{parsed:#}"
     );
 }

@@ -108,6 +108,8 @@ fn every_ios_case_is_reported_at_its_line_and_no_look_alike_is() {
         "IOS-KEYCHAIN-001",
         "IOS-WEBVIEW-001",
         "IOS-WEBVIEW-002",
+        "IOS-WEBVIEW-003",
+        "IOS-WEBVIEW-004",
         "IOS-ATS-002",
         "IOS-ATS-003",
         "IOS-ATS-004",
@@ -146,6 +148,20 @@ fn every_ios_case_is_reported_at_its_line_and_no_look_alike_is() {
             .as_str()
             .is_some_and(|e| e.contains("NSUserDefaults standardUserDefaults] setObject:password")),
         "{objc}"
+    );
+    // The data-flow pass says where the stored value came from.
+    let through = findings
+        .iter()
+        .find(|f| {
+            f["location"]["file"] == "VulnBank/Sources/SessionStore.swift"
+                && f["location"]["start_line"] == 13
+        })
+        .expect("the token stored through a variable");
+    assert_eq!(through["rule_id"], "IOS-SEC-001");
+    assert_eq!(through["scanner"], "apple-dev/rules");
+    assert_eq!(
+        through["metadata"]["flow"], "`session` = response.token (line 12)",
+        "{through}"
     );
     // Plist findings name the key path; the binary one is read as well.
     let binary = findings

@@ -111,7 +111,12 @@ impl Report {
     pub fn add(&mut self, event: Event) {
         match event {
             Event::Diagnostic(d) => self.add_diagnostic(&d),
-            Event::Test(t) => {
+            Event::Test(mut t) => {
+                // Failure locations inside the project are project-relative
+                // too, like the findings' files.
+                for f in &mut t.failures {
+                    f.file = relative(&f.file, self.options.project_root.as_deref()).to_string();
+                }
                 match t.status {
                     TestStatus::Passed => self.summary.tests_passed += 1,
                     TestStatus::Failed => self.summary.tests_failed += 1,

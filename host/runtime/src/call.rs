@@ -240,6 +240,16 @@ impl Runtime {
                 wasi.env(HOST_ROOT_ENV, host_root);
             }
         }
+        // A skill that runs programs in the project without a mount (a
+        // tool declared `files: none`) is told the project's host path as
+        // well: the programs' output names host paths, which the skill
+        // makes project-relative (apple-dev's build logs).
+        if file_access.is_none()
+            && scope.declares(Permission::ShellExec)
+            && let Some(host_root) = ctx.project_root.to_str()
+        {
+            wasi.env(HOST_ROOT_ENV, host_root);
+        }
         if consult_grants && scope.declares(Permission::EnvRead) && !scope.env.is_empty() {
             for name in &scope.env {
                 if name == HOST_ROOT_ENV

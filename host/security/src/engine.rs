@@ -626,7 +626,9 @@ fn scan_file<'s>(
     };
     if rules_apply {
         let t = Instant::now();
-        let (found, errs) = sh.rules.scan(&file.path, file.language, &content);
+        let (mut found, mut errs) = sh.rules.scan(&file.path, file.language, &content);
+        // The iOS data-flow pass rides with the rules (it reports iOS rules).
+        crate::ios::flow::scan(&file.path, file.language, &content, &mut found, &mut errs);
         let elapsed = t.elapsed();
         // Split the time between project rules and skills' rules by finding
         // scanner; the rule set as a whole is timed under `rules`.

@@ -4,8 +4,12 @@
 //! host and run by the rule engine ([`crate::rules`]) like a security-rule
 //! skill's `sast_rules_file`, attributed to `apple-dev`; and the
 //! plist/entitlements scanner ([`plist`]), which reads XML and binary
-//! property lists.
+//! property lists; and a small Swift/Objective-C data-flow pass
+//! ([`flow`]): secrets in `UserDefaults` through variables, web views
+//! loading URLs from deep links or text fields.
 
+mod facts;
+pub mod flow;
 pub mod plist;
 mod usage;
 
@@ -55,3 +59,6 @@ pub fn add_rules(rules: &mut RuleSet) -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod flow_tests;
