@@ -74,7 +74,14 @@ fn run() -> Result<(), String> {
     }
     for (dir, _, _) in BUILTINS {
         let d = workspace.join("builtin-skills").join(dir);
-        for watched in ["src", "Cargo.toml", "SKILL.yaml", "schemas", "prompts"] {
+        for watched in [
+            "src",
+            "Cargo.toml",
+            "SKILL.yaml",
+            "schemas",
+            "prompts",
+            "rules",
+        ] {
             println!("cargo:rerun-if-changed={}", d.join(watched).display());
         }
     }
