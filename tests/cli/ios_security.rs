@@ -235,3 +235,45 @@ fn scanners_plist_runs_only_the_plist_scanner() {
         "only the plist scanner ran"
     );
 }
+
+/// apple-dev is a tool + prompt + security-rule component (issue 19 item
+/// 1): its manifest names its rules file, which is signed and embedded with
+/// it, and the engine loads the iOS rules from the skill — so
+/// `--skills apple-dev` selects a security-rule skill.
+#[test]
+fn apple_dev_is_a_security_rule_skill_whose_rules_ride_with_it() {
+    let sb = sandbox();
+    let info = super::ok(&sb.agent(&["skill", "info", "apple-dev"]));
+    assert!(info.contains("security-rule"), "{info}");
+    let json: serde_json::Value = serde_json::from_str(&super::ok(&sb.agent(&[
+        "skill",
+        "info",
+        "apple-dev",
+        "--format",
+        "json",
+    ])))
+    .expect("json");
+    assert_eq!(
+        json["manifest"]["security_rules"]["sast_rules_file"], "rules/ios-sast.yaml",
+        "the rules file is named: {json:#}"
+    );
+
+    let dir = ios_tree();
+    let (status, report, stderr) = audit_json(&sb, dir.path(), &["--skills", "apple-dev"]);
+    assert_eq!(status, 1, "high findings fail the audit: {stderr}");
+    let rules: Vec<&serde_json::Value> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["scanner"] == "apple-dev/rules")
+        .collect();
+    assert!(
+        rules.iter().any(|f| f["rule_id"] == "IOS-SEC-008"
+            && f["location"]["file"] == "VulnBank/Sources/BankVault.m"),
+        "the Objective-C form of a rule from apple-dev's file: {rules:#?}"
+    );
+    assert!(
+        rules.iter().all(|f| f["skill_source"] == "apple-dev"),
+        "{rules:#?}"
+    );
+}

@@ -371,11 +371,18 @@ pub fn check(info: &ComponentInfo, manifest: &Manifest) -> Vec<Mismatch> {
     }
     for t in &manifest.types {
         let kind = ExportKind::for_type(*t);
-        let satisfied_by_file = *t == SkillType::Prompt
+        // A prompt may come from a file, security rules from a rules file
+        // (apple-dev: tools and prompts in the component, rules beside it).
+        let satisfied_by_file = (*t == SkillType::Prompt
             && manifest
                 .prompt
                 .as_ref()
-                .is_some_and(|p| p.system_prompt_file.is_some());
+                .is_some_and(|p| p.system_prompt_file.is_some()))
+            || (*t == SkillType::SecurityRule
+                && manifest
+                    .security_rules
+                    .as_ref()
+                    .is_some_and(|r| r.sast_rules_file.is_some()));
         if !info.exports.contains(&kind) && !satisfied_by_file {
             problems.push(Mismatch::MissingExport {
                 skill_type: t.to_string(),

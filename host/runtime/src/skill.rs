@@ -323,6 +323,9 @@ pub struct Skill {
     pub origin: Origin,
     /// Its directory (`None` for built-ins).
     pub dir: Option<PathBuf>,
+    /// The files its manifest names, for a skill without a directory
+    /// (built-ins; verified with it): path relative to the skill, bytes.
+    pub embedded: Vec<(String, Arc<[u8]>)>,
     /// Who signed it.
     pub signer: Signer,
     /// Hex SHA-256 of the component's unsigned bytes.
@@ -353,6 +356,15 @@ impl Skill {
     /// The skill's name.
     pub fn name(&self) -> &str {
         &self.manifest.name
+    }
+
+    /// A file embedded with a built-in (`path` relative to the skill, as
+    /// its manifest names it); `None` for a skill with a directory.
+    pub fn embedded_file(&self, path: &str) -> Option<&[u8]> {
+        self.embedded
+            .iter()
+            .find(|(p, _)| p == path)
+            .map(|(_, b)| &b[..])
     }
 
     /// Whether the component exports `kind`.
@@ -504,6 +516,7 @@ impl Runtime {
                 manifest: pkg.manifest,
                 origin: pkg.origin,
                 dir: pkg.dir,
+                embedded: pkg.embedded,
                 signer: Signer::NoComponent,
                 digest: None,
                 manifest_digest,
@@ -579,6 +592,7 @@ impl Runtime {
             manifest: pkg.manifest,
             origin: pkg.origin,
             dir: pkg.dir,
+            embedded: pkg.embedded,
             signer: sig.signer,
             digest: Some(digest_hex),
             manifest_digest,

@@ -430,15 +430,11 @@ fn check_globs(cx: &Ctx<'_>, field: &str, globs: &[String]) -> Result<(), Config
 
 fn convert(raw: RawConfig, cx: &Ctx<'_>) -> Result<SecurityConfig, ConfigError> {
     let raw_taint = raw.taint;
-    let mut rules = Vec::new();
-    let mut seen = std::collections::HashSet::new();
+    let mut rules: Vec<Rule> = Vec::new();
     for (i, r) in raw.rules.into_iter().enumerate() {
         let at = |f: &str| format!("rules[{i}].{f}");
         if r.id.trim().is_empty() {
             return Err(cx.err(&at("id"), "a rule needs a non-empty id"));
-        }
-        if !seen.insert(r.id.clone()) {
-            return Err(cx.err(&at("id"), format!("duplicate rule id `{}`", r.id)));
         }
         let severity = severity(cx, &at("severity"), &r.severity)?;
         let confidence = match r.confidence.as_deref().map(str::to_ascii_lowercase) {
@@ -513,6 +509,17 @@ fn convert(raw: RawConfig, cx: &Ctx<'_>) -> Result<SecurityConfig, ConfigError> 
                     ),
                 ));
             }
+        }
+        // One id may have one form per grammar (`languages` disjoint, both
+        // named): a tree-sitter query is written for one grammar.
+        let clash = rules.iter().any(|earlier| {
+            earlier.id == r.id
+                && (earlier.languages.is_empty()
+                    || languages.is_empty()
+                    || earlier.languages.iter().any(|l| languages.contains(l)))
+        });
+        if clash {
+            return Err(cx.err(&at("id"), format!("duplicate rule id `{}`", r.id)));
         }
         let mut paths = r.paths;
         paths.extend(p.paths);

@@ -374,22 +374,19 @@ pub fn load_rules(
     rules
         .add(&project.rules, None)
         .map_err(anyhow::Error::msg)?;
-    // The built-in iOS rules (Swift and Objective-C), attributed to apple-dev.
-    crate::ios::add_rules(&mut rules)?;
     for s in skills {
         let Some(sr) = &s.manifest.security_rules else {
             continue;
         };
-        let Some(dir) = &s.dir else { continue };
         if let Some(file) = &sr.sast_rules_file {
-            let cfg = SecurityConfig::load(&dir.join(file))?;
+            let cfg = skill_config(s, file)?;
             rules
                 .add(&cfg.rules, Some(s.name()))
                 .map_err(anyhow::Error::msg)?;
             project.taint.extend(cfg.taint);
         }
         if let Some(file) = &sr.overrides_file {
-            let cfg = SecurityConfig::load(&dir.join(file))?;
+            let cfg = skill_config(s, file)?;
             // The project's own overrides come last and so win.
             let mut overrides = cfg.overrides;
             overrides.append(&mut project.overrides);
@@ -397,6 +394,22 @@ pub fn load_rules(
         }
     }
     Ok((project, rules))
+}
+
+/// A rule file of a skill: from its directory, or, for a built-in, from
+/// the files embedded (and verified) with it.
+fn skill_config(s: &Skill, file: &std::path::Path) -> anyhow::Result<SecurityConfig> {
+    if let Some(dir) = &s.dir {
+        return Ok(SecurityConfig::load(&dir.join(file))?);
+    }
+    let rel = file.to_string_lossy().replace('\\', "/");
+    let Some(bytes) = s.embedded_file(&rel) else {
+        bail!("skill {}: {rel} is not embedded with it", s.name());
+    };
+    let text = std::str::from_utf8(bytes)
+        .with_context(|| format!("skill {}: {rel} is not UTF-8", s.name()))?;
+    let shown = std::path::Path::new(&format!("<built-in {}>", s.name())).join(&rel);
+    Ok(SecurityConfig::parse(text, &shown)?)
 }
 
 fn block_on<F: std::future::Future>(rt: &tokio::runtime::Runtime, f: F) -> F::Output {

@@ -145,6 +145,16 @@ fn errors_name_file_line_and_field() {
     assert_eq!(e.line, Some(5));
     assert!(e.message.contains("duplicate rule id"), "{e}");
 
+    // One form per grammar: the same id with disjoint languages is fine,
+    // overlapping ones are a duplicate.
+    let per_grammar = "rules:\n  - id: A\n    severity: high\n    languages: [swift]\n    pattern: {type: regex, match: a}\n  - id: A\n    severity: high\n    languages: [objective-c]\n    pattern: {type: regex, match: a}\n";
+    let cfg = SecurityConfig::parse(per_grammar, std::path::Path::new("r.yaml"))
+        .expect("disjoint languages");
+    assert_eq!(cfg.rules.len(), 2);
+    let e = err(&per_grammar.replace("[objective-c]", "[objective-c, swift]"));
+    assert_eq!(e.field, "rules[1].id");
+    assert!(e.message.contains("duplicate rule id `A`"), "{e}");
+
     let e = err("rules: [\n");
     assert!(e.line.is_some());
     assert!(e.message.contains("not valid YAML"), "{e}");

@@ -392,10 +392,7 @@ pub(super) fn identifiers(code: &str) -> Vec<&str> {
 /// The names of variables `code` uses: its identifiers except members
 /// (`a.b` uses `a`; `self.b` uses `b`, a property).
 pub(super) fn variables(code: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    for id in identifiers(code) {
-        out.push(id);
-    }
+    let mut out = identifiers(code);
     let bytes = code.as_bytes();
     out.retain(|id| {
         // Keep a name when one of its occurrences is not a member.

@@ -1,8 +1,7 @@
-//! The engine's built-in iOS checks (issue 19 item 5): the iOS rules (spec
-//! `rules/ios-sast.yaml` plus Swift data-flow basics) as declarative
-//! tree-sitter and regex rules for Swift and Objective-C, compiled into the
-//! host and run by the rule engine ([`crate::rules`]) like a security-rule
-//! skill's `sast_rules_file`, attributed to `apple-dev`; and the
+//! The engine's iOS checks (issue 19 item 5): the iOS rules (spec
+//! `rules/ios-sast.yaml`) are apple-dev's `sast_rules_file`
+//! (builtin-skills/apple-dev/rules/), loaded from the skill like any
+//! security-rule skill's; here are the engine's own: the
 //! plist/entitlements scanner ([`plist`]), which reads XML and binary
 //! property lists; and a small Swift/Objective-C data-flow pass
 //! ([`flow`]): secrets in `UserDefaults` through variables, web views
@@ -22,29 +21,28 @@ use crate::rules::RuleSet;
 /// (findings carry scanner `apple-dev/rules` and `apple-dev/plist`).
 pub const SKILL: &str = "apple-dev";
 
-/// The rule files, each added on its own (both hold an `IOS-SEC-001`: one
-/// per grammar).
-const RULE_FILES: [(&str, &str); 2] = [
-    ("ios-sast.yaml", include_str!("ios-sast.yaml")),
-    ("ios-objc.yaml", include_str!("ios-objc.yaml")),
-];
+/// apple-dev's rules file (its `security_rules.sast_rules_file`, signed and
+/// embedded with the component). The engine loads it from the skill like
+/// any security-rule skill's; the copy compiled in here gives the data-flow
+/// pass the rules' texts and lets this crate's tests run the rules.
+pub const RULES_FILE: (&str, &str) = (
+    "rules/ios-sast.yaml",
+    include_str!("../../../../builtin-skills/apple-dev/rules/ios-sast.yaml"),
+);
 
-/// Parses the built-in iOS rule files.
+/// Parses apple-dev's rules file.
 ///
 /// # Errors
 /// A rule file that does not parse (a defect of this crate; its tests
-/// parse them).
+/// parse it).
 pub fn configs() -> anyhow::Result<Vec<SecurityConfig>> {
-    RULE_FILES
-        .iter()
-        .map(|(name, text)| {
-            SecurityConfig::parse(text, &Path::new("<built-in>").join(name))
-                .map_err(anyhow::Error::from)
-        })
-        .collect()
+    let (name, text) = RULES_FILE;
+    let cfg = SecurityConfig::parse(text, &Path::new("<built-in apple-dev>").join(name))?;
+    Ok(vec![cfg])
 }
 
-/// Adds the built-in iOS rules to `rules`.
+/// Adds apple-dev's rules to `rules` (as the engine does when it loads the
+/// skill).
 ///
 /// # Errors
 /// See [`configs`].
