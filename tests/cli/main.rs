@@ -828,3 +828,5 @@ mod run_script;
 mod secrets;
 // iOS security rules (Swift and Objective-C) and the plist/entitlements scanner (issue 19, item 5).
 mod ios_security;
+// Issue 18: the wiki generator (`agent wiki`).
+mod wiki;

@@ -13,6 +13,7 @@
 //! 6. [`formats`]: raw Markdown, MkDocs, Hugo or Docusaurus;
 //!    [`state`]: the incremental state and the model-answer cache.
 
+pub mod answer;
 pub mod diagrams;
 pub mod formats;
 pub mod graph;
