@@ -173,10 +173,8 @@ pub fn check(input: &Value, section: &str, known: &Known) -> Result<Answer, Stri
     }
     for (i, part) in text.split('`').enumerate() {
         // Fenced blocks (```) split into empty parts; only inline spans count.
-        if i % 2 == 1 && !part.contains('\n') {
-            if name_like(part) && !known.span_ok(part) {
-                unknown.push(format!("`{part}` in the text"));
-            }
+        if i % 2 == 1 && !part.contains('\n') && name_like(part) && !known.span_ok(part) {
+            unknown.push(format!("`{part}` in the text"));
         }
     }
     if !unknown.is_empty() {

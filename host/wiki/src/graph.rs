@@ -142,9 +142,15 @@ fn resolve<'a>(
                 .next()
                 .unwrap_or("");
             let first = first.trim_start_matches('{').trim();
+            // `use chunk::X` after `mod chunk;`: the crate's own module.
+            let own = owner(modules, file).is_some_and(|m| {
+                m.files.iter().any(|f| {
+                    f.ends_with(&format!("/{first}.rs")) || f.ends_with(&format!("/{first}/mod.rs"))
+                })
+            });
             match by_name(first) {
                 Some(m) => Target::Module(m),
-                None if STD.contains(&first) || first.is_empty() => Target::Internal,
+                None if own || STD.contains(&first) || first.is_empty() => Target::Internal,
                 None => Target::External(first.to_string()),
             }
         }
@@ -283,7 +289,7 @@ mod tests {
     #[test]
     fn imports_become_edges_and_external_dependencies() {
         let modules = vec![
-            module("app", "app", "app", &["app/src/main.rs"]),
+            module("app", "app", "app", &["app/src/main.rs", "app/src/cli.rs"]),
             module("core-lib", "core", "core_lib", &["core/src/lib.rs"]),
             module("web", "web", "web", &["web/a.ts", "web/b.ts"]),
             module("util", "util", "@x/util", &["util/index.ts"]),
@@ -293,9 +299,16 @@ mod tests {
                 "app/src/main.rs",
                 file(
                     "rust",
-                    &["core_lib::Store", "serde::Serialize", "std::io", "crate::x"],
+                    &[
+                        "core_lib::Store",
+                        "serde::Serialize",
+                        "std::io",
+                        "crate::x",
+                        "cli::run",
+                    ],
                 ),
             ),
+            ("app/src/cli.rs", file("rust", &[])),
             ("core/src/lib.rs", file("rust", &["std::fmt"])),
             (
                 "web/a.ts",

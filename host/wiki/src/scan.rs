@@ -221,7 +221,11 @@ fn signature(def: &str) -> String {
         head
     };
     let one: Vec<&str> = head.split_whitespace().collect();
-    let mut s = one.join(" ");
+    let mut s = one
+        .join(" ")
+        .replace("( ", "(")
+        .replace(", )", ")")
+        .replace(" )", ")");
     if s.chars().count() > 200 {
         s = s.chars().take(199).collect::<String>() + "…";
     }
@@ -311,12 +315,8 @@ fn tests(language: &str, path: &str, text: &str, symbols: &[Symbol]) -> usize {
                 s.kind != "class" && (s.name.starts_with("test_") || s.name.starts_with("Test"))
             })
             .count(),
-        "javascript" | "typescript" | "tsx" => {
-            if crate::modules::is_test_path(path) {
-                text.matches("test(").count() + text.matches("it(").count()
-            } else {
-                0
-            }
+        "javascript" | "typescript" | "tsx" if crate::modules::is_test_path(path) => {
+            text.matches("test(").count() + text.matches("it(").count()
         }
         "java" => text.matches("@Test").count(),
         _ => 0,
