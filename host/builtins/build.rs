@@ -38,6 +38,7 @@ const BUILTINS: &[(&str, &str, &str)] = &[
         "security_deep_skill",
     ),
     ("apple-dev", "apple-dev", "apple_dev"),
+    ("wiki-base", "wiki-base-skill", "wiki_base_skill"),
 ];
 
 /// The wasm file stems of the built-ins whose native code is embedded:

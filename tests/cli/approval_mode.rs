@@ -149,10 +149,11 @@ fn keys_that_would_have_no_effect_are_refused_with_the_reason() {
     std::fs::create_dir_all(file.parent().expect("dir")).expect("mkdir");
     // (`security.enable_llm_analysis` and `max_llm_calls` are real keys
     // now: the deep analysis reads them, tests/cli/deep.rs.)
+    // `[wiki]` is real now (`agent wiki`, tests/cli/wiki.rs): a bad value of
+    // it is what is refused, naming the line, the key and what is accepted.
     let (text, needle) = (
-        "[wiki]\nformat = \"raw-md\"\n",
-        "config.toml:1: wiki: there is no wiki generator in this build, so this section \
-         would have no effect; remove it",
+        "[wiki]\nformat = \"pdf\"\n",
+        "config.toml:2: wiki.format: expected one of \"raw-md\", \"mkdocs\", \"hugo\", \"docusaurus\"",
     );
     std::fs::write(&file, text).expect("config");
     let out = sb.agent(&["config", "show"]);

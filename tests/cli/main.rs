@@ -835,3 +835,5 @@ mod taint;
 mod security_corpus;
 // Issue 16, item 5: the development corpus (tests/fixtures/security/manifest.yaml) scored by its sink-line rule against a floor.
 mod security_corpus_dev;
+// Issue 18: the wiki generator (`agent wiki`).
+mod wiki;

@@ -168,6 +168,9 @@ pub enum Command {
     /// Review a change: the model reports findings on the changed lines, the static scanners run on them too.
     #[command(after_help = crate::commands::review::AFTER_HELP)]
     Review(crate::commands::review::ReviewArgs),
+    /// Generate the project's wiki: modules, import graph, diagrams, model-written summaries and synthesis, security chapter.
+    #[command(after_help = crate::commands::wiki::AFTER_HELP)]
+    Wiki(crate::commands::wiki::WikiArgs),
     /// Check the database, the audit log and the caches; `--repair` recovers a damaged database.
     #[command(after_help = DOCTOR_AFTER_HELP)]
     Doctor(DoctorArgs),

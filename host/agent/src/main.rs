@@ -155,6 +155,7 @@ async fn run_with_app(
         Command::Registry(cmd) => commands::registry::registry(&mut app, cmd),
         Command::SecurityAudit(args) => commands::security::run(&mut app, args).await,
         Command::Review(args) => commands::review::run(&mut app, args).await,
+        Command::Wiki(args) => commands::wiki::run(&mut app, args).await,
         Command::Doctor(args) => commands::doctor::run(&mut app, args),
         Command::Completions { shell } => commands::shell::completions(shell),
         Command::Man { dir } => commands::shell::man(dir.as_deref()),

@@ -88,6 +88,14 @@ const BUILTINS: &[Builtin] = &[
         digest: APPLE_DEV_DIGEST,
         precompiled: APPLE_DEV_PRECOMPILED,
     },
+    Builtin {
+        name: "wiki-base",
+        manifest: include_str!(concat!(env!("OUT_DIR"), "/wiki_base_skill/SKILL.yaml")),
+        files: WIKI_BASE_SKILL_FILES,
+        component: WIKI_BASE_SKILL_COMPONENT,
+        digest: WIKI_BASE_SKILL_DIGEST,
+        precompiled: WIKI_BASE_SKILL_PRECOMPILED,
+    },
 ];
 
 /// Every built-in skill.

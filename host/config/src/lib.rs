@@ -45,8 +45,13 @@
 //! | `skills.skill_shell_timeout` | duration > 0: each program a skill runs (`exec`), unless its manifest sets `exec_timeout`; above 120 s it is clamped to 120 s | `30s` |
 //! | `skills.config.<name>` | any table, handed to skill `<name>` as JSON | none |
 //!
-//! Every key takes effect. Keys that would not are refused with the reason: `[wiki]` (there is
-//! no wiki generator in this build).
+//! | `wiki.format` | `raw-md`, `mkdocs`, `hugo` or `docusaurus`: `agent wiki`'s layout | `raw-md` |
+//! | `wiki.diagrams` | `mermaid`, `d2` or `dot` | `mermaid` |
+//! | `wiki.depth` | `quick`, `standard` or `deep` (docs/wiki.md) | `standard` |
+//! | `wiki.output` | the wiki's directory, relative to the project | `docs/wiki` |
+//! | `wiki.max_llm_calls` | model requests one `agent wiki` may make, integer > 0 | `60` |
+//!
+//! Every key takes effect.
 //!
 //! `agent.approval_mode` decides tools that require approval (`edit`, `write_file`, `exec`, ...):
 //! `prompt` — the interface decides (the TUI asks; `agent run` and `agent workflow run` approve
@@ -89,8 +94,10 @@ mod api_key;
 pub use api_key::KEY_COMMAND_TIMEOUT;
 mod mcp;
 pub use mcp::{McpConfig, McpServerConfig, check_server_name, is_var_name};
+mod wiki;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
+pub use wiki::{DiagramFormat, WikiConfig, WikiDepth, WikiFormat};
 
 /// Why the configuration could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -523,6 +530,8 @@ pub struct Config {
     pub skills: SkillsConfig,
     /// `[mcp]` (MCP servers; `mcp.rs`).
     pub mcp: McpConfig,
+    /// `[wiki]` (`agent wiki`'s defaults; `wiki.rs`).
+    pub wiki: WikiConfig,
 }
 
 impl Config {
@@ -571,21 +580,14 @@ impl Config {
                 "provider" => ctx.provider(&mut config.provider, key, value, &env)?,
                 "agent" => ctx.agent(&mut config.agent, key, value)?,
                 "security" => ctx.security(&mut config.security, key, value)?,
-                "wiki" => {
-                    return Err(ctx.err(
-                        "wiki",
-                        key.span(),
-                        "there is no wiki generator in this build, so this section would have \
-                         no effect; remove it",
-                    ));
-                }
+                "wiki" => ctx.wiki(&mut config.wiki, key, value)?,
                 "skills" => ctx.skills(&mut config.skills, key, value, &env)?,
                 "mcp" => ctx.mcp(&mut config.mcp, key, value)?,
                 _ => {
                     return Err(ctx.unknown(
                         name,
                         key,
-                        &["provider", "agent", "security", "skills", "mcp"],
+                        &["provider", "agent", "security", "skills", "mcp", "wiki"],
                     ));
                 }
             }

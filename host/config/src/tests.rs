@@ -203,11 +203,24 @@ fn bad_values_name_key_and_line() {
             "skills.config.kubernetes",
             "table",
         ),
+        // `[wiki]` is real now (`agent wiki`): a bad value names its line and key.
         (
-            "[agent]\nmax_turns = 3\n\n[wiki]\nformat = \"raw-md\"",
-            4,
-            "wiki",
-            "there is no wiki generator in this build, so this section would have no effect",
+            "[agent]\nmax_turns = 3\n\n[wiki]\nformat = \"pdf\"",
+            5,
+            "wiki.format",
+            "expected one of \"raw-md\", \"mkdocs\", \"hugo\", \"docusaurus\", found \"pdf\"",
+        ),
+        (
+            "[wiki]\ndepth = \"standard\"\nmax_llm_calls = 0",
+            3,
+            "wiki.max_llm_calls",
+            "at most",
+        ),
+        (
+            "[wiki]\ntheme = \"dark\"",
+            2,
+            "wiki.theme",
+            "unknown key; expected one of: format, diagrams, depth, output, max_llm_calls",
         ),
     ];
     for (text, line, key, needle) in cases {
@@ -420,4 +433,18 @@ fn api_key_file_and_command_are_read_and_a_plaintext_key_is_refused() {
             .then(|| " sk-env ".into())),
         Ok(Some("sk-env".into()))
     );
+}
+
+#[test]
+fn the_wiki_section_of_appendix_b_takes_effect() {
+    let c = parse(
+        "[wiki]\nformat = \"mkdocs\"\ndiagrams = \"dot\"\ndepth = \"quick\"\noutput = \"site/wiki\"\nmax_llm_calls = 9\n",
+    )
+    .unwrap();
+    assert_eq!(c.wiki.format, WikiFormat::Mkdocs);
+    assert_eq!(c.wiki.diagrams, DiagramFormat::Dot);
+    assert_eq!(c.wiki.depth, WikiDepth::Quick);
+    assert_eq!(c.wiki.output, Path::new("site/wiki"));
+    assert_eq!(c.wiki.max_llm_calls, 9);
+    assert_eq!(parse("").unwrap().wiki, WikiConfig::default());
 }

@@ -8,6 +8,9 @@
 //!
 //! Rules:
 //! - `cancel` counts only in `on_before_tool_call`, and stops the chain.
+//! - In `on_before_wiki_section` (the wiki generator's assemble stage, via
+//!   `agent_wiki_sections::before_section`) `cancel` vetoes the section and
+//!   stops the chain, and `response` replaces the section's Markdown.
 //! - A replacement tool call (`on_before_tool_call`) may change only the
 //!   input: the same id and tool, an input that is a JSON object.
 //! - A replacement tool result (`on_after_tool_result`) must keep the id.
@@ -103,7 +106,8 @@ pub struct HookChange {
     /// The phase.
     pub phase: HookPhase,
     /// `cancelled the call`, `changed the input`, `changed the result`,
-    /// `changed the response` or `added to the system prompt`.
+    /// `changed the response`, `added to the system prompt`, `vetoed the
+    /// section` or `changed the section`.
     pub what: String,
 }
 
@@ -343,6 +347,20 @@ impl Chain {
         } = result;
 
         // cancel
+        if cancel && phase == HookPhase::OnBeforeWikiSection {
+            let reason = cancel_reason
+                .filter(|r| !r.trim().is_empty())
+                .unwrap_or_else(|| format!("vetoed by a hook of skill `{skill}`"));
+            self.out.cancelled = Some(HookCancel {
+                skill: skill.to_string(),
+                reason,
+            });
+            self.change(skill, "vetoed the section");
+            if response.is_some() {
+                self.ignored(skill, "response", "the hook vetoed the section");
+            }
+            return Flow::Stop;
+        }
         if cancel {
             if phase == HookPhase::OnBeforeToolCall {
                 let reason = cancel_reason
@@ -396,12 +414,22 @@ impl Chain {
 
         // response
         if let Some(new) = response {
-            if phase != HookPhase::OnAfterResponse {
-                self.ignored(skill, "response", "it applies to on_after_response only");
+            let wiki = phase == HookPhase::OnBeforeWikiSection;
+            if phase != HookPhase::OnAfterResponse && !wiki {
+                self.ignored(
+                    skill,
+                    "response",
+                    "it applies to on_after_response and on_before_wiki_section only",
+                );
             } else if self.event.response.as_deref() != Some(new.as_str()) {
                 self.event.response = Some(new);
                 self.response_changed = true;
-                self.change(skill, "changed the response");
+                let what = if wiki {
+                    "changed the section"
+                } else {
+                    "changed the response"
+                };
+                self.change(skill, what);
             }
         }
 

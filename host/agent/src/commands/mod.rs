@@ -18,4 +18,5 @@ pub mod sessions;
 pub mod shell;
 pub mod skill;
 pub mod tui;
+pub mod wiki;
 pub mod workflow;

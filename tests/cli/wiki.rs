@@ -1,0 +1,634 @@
+//! `agent wiki` end to end: a real multi-language project (a Cargo
+//! workspace of three crates, two Python packages, two npm packages, real
+//! imports between them, a git repository), the real binary, the built-in
+//! wiki-base and security-base skills, and a scripted model server on
+//! 127.0.0.1 answering through `write_wiki_section` — once with an invented
+//! definition (rejected), once with an invented edge (dropped).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Output, Stdio};
+
+use agent_tests::model_server::{ModelServer, Reply, Wire, tokio_rt};
+use agent_tests::{Sandbox, text};
+use serde_json::{Value, json};
+
+use super::{code, git, ok, sandbox, write};
+
+/// The import edges between the project's modules, as written in its
+/// files below — what every dependency diagram must show, no more.
+const EDGES: &[(&str, &str)] = &[
+    ("loader", "analytics"),
+    ("report", "wiki-store"),
+    ("web-ui", "@demo/shared"),
+    ("wiki-cli", "wiki-store"),
+];
+
+/// The modules with source, in the order their summaries are asked.
+const SUMMARIES: &[&str] = &[
+    "@demo/shared",
+    "analytics",
+    "loader",
+    "report",
+    "web-ui",
+    "wiki-cli",
+    "wiki-store",
+];
+
+/// The synthesis sections, in the order they are asked.
+const SYNTHESIS: &[&str] = &[
+    "architecture",
+    "data-flow",
+    "key-abstractions",
+    "design-patterns",
+    "improvements",
+    "performance",
+];
+
+fn project(sb: &Sandbox) {
+    let p = sb.project.path();
+    git(p, &["init", "-q", "-b", "main"]);
+    write(
+        p,
+        "Cargo.toml",
+        "[workspace]\nmembers = [\"crates/*\"]\nresolver = \"2\"\n",
+    );
+    write(p, "README.md", "# demo\n");
+    write(
+        p,
+        "crates/store/Cargo.toml",
+        "[package]\nname = \"wiki-store\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(
+        p,
+        "crates/store/src/lib.rs",
+        "//! Storage.\n\n/// A key-value store kept in memory.\npub struct Store {\n    items: Vec<(String, String)>,\n}\n\nimpl Store {\n    /// An empty store.\n    pub fn open() -> Store {\n        Store { items: Vec::new() }\n    }\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn opens() {\n        let _ = super::Store::open();\n    }\n}\n",
+    );
+    write(
+        p,
+        "crates/cli/Cargo.toml",
+        "[package]\nname = \"wiki-cli\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nwiki-store = { path = \"../store\" }\n",
+    );
+    write(
+        p,
+        "crates/cli/src/main.rs",
+        "use wiki_store::Store;\n\n/// Opens the store and exits.\nfn main() {\n    let _store = Store::open();\n}\n",
+    );
+    write(
+        p,
+        "crates/report/Cargo.toml",
+        "[package]\nname = \"report\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nwiki-store = { path = \"../store\" }\n",
+    );
+    write(
+        p,
+        "crates/report/src/lib.rs",
+        "use wiki_store::Store;\n\n/// Renders a store.\npub fn render(_s: &Store) -> String {\n    String::new()\n}\n",
+    );
+    write(p, "py/analytics/__init__.py", "\"\"\"Analytics.\"\"\"\n");
+    write(
+        p,
+        "py/analytics/stats.py",
+        "def mean(xs):\n    \"\"\"The mean of xs.\"\"\"\n    return sum(xs) / len(xs)\n",
+    );
+    write(
+        p,
+        "py/analytics/test_stats.py",
+        "from analytics.stats import mean\n\n\ndef test_mean():\n    assert mean([1, 3]) == 2\n",
+    );
+    write(
+        p,
+        "py/loader/__init__.py",
+        "import analytics.stats\n\n\ndef load(path):\n    \"\"\"Loads numbers and averages them.\"\"\"\n    return analytics.stats.mean([1, 2])\n",
+    );
+    write(
+        p,
+        "shared/package.json",
+        "{\"name\": \"@demo/shared\", \"version\": \"1.0.0\"}\n",
+    );
+    write(
+        p,
+        "shared/index.ts",
+        "/** Formats a number. */\nexport function format(n: number): string {\n  return `${n}`;\n}\n",
+    );
+    write(
+        p,
+        "web/package.json",
+        "{\"name\": \"web-ui\", \"version\": \"1.0.0\"}\n",
+    );
+    write(
+        p,
+        "web/src/app.ts",
+        "import { format } from '@demo/shared';\nimport { clamp } from './util';\n\n/** Starts the UI. */\nexport function start(): string {\n  return format(clamp(3));\n}\n",
+    );
+    write(
+        p,
+        "web/src/util.ts",
+        "export function clamp(n: number): number {\n  return Math.max(0, n);\n}\n",
+    );
+    git(p, &["add", "-A"]);
+    git(p, &["commit", "-q", "-m", "demo"]);
+}
+
+fn section(wire: Wire, id: &str, input: &Value) -> Vec<Reply> {
+    vec![
+        wire.tool(&format!("c-{id}"), "write_wiki_section", input),
+        wire.answer("Done."),
+    ]
+}
+
+fn summary(name: &str, version: &str) -> Value {
+    let (text, symbols): (String, Vec<&str>) = match name {
+        "wiki-store" => (
+            "Keeps items in a `Store`, created by `open`.".into(),
+            vec!["Store", "open"],
+        ),
+        "wiki-cli" => (
+            "The program: `main` opens a `Store`.".into(),
+            vec!["main", "Store"],
+        ),
+        "loader" => (
+            format!("Loads numbers with `load` ({version})."),
+            vec!["load"],
+        ),
+        "analytics" => (
+            "Statistics: `mean`, tested in `py/analytics/test_stats.py`.".into(),
+            vec!["mean"],
+        ),
+        _ => (format!("The `{name}` module."), vec![]),
+    };
+    json!({"section": format!("summary:{name}"), "text": text, "symbols": symbols})
+}
+
+/// The replies of a standard-depth run: every summary, then every
+/// synthesis section; analytics' first answer invents a definition
+/// (rejected, then corrected), the architecture answer labels a real edge
+/// and an invented one, and groups a module that does not exist.
+fn script(wire: Wire, summaries: &[&str], version: &str) -> Vec<Reply> {
+    let mut r = Vec::new();
+    for name in summaries {
+        if *name == "analytics" && version == "v1" {
+            r.push(wire.tool(
+                "c-bad",
+                "write_wiki_section",
+                &json!({"section": "summary:analytics", "text": "Caches results with `Cache::flush`.", "symbols": ["Cache"]}),
+            ));
+        }
+        r.extend(section(
+            wire,
+            &format!("summary:{name}"),
+            &summary(name, version),
+        ));
+    }
+    for id in SYNTHESIS {
+        let mut input = json!({"section": id, "text": format!("The {id} of the demo ({version}): `wiki-cli` uses `wiki-store`."), "modules": ["wiki-cli", "wiki-store"]});
+        if *id == "architecture" {
+            input["relations"] = json!([
+                {"from": "wiki-cli", "to": "wiki-store", "label": "opens the store"},
+                {"from": "analytics", "to": "web-ui", "label": "pushes charts"}
+            ]);
+            input["groups"] = json!([
+                {"name": "storage", "modules": ["wiki-store", "ghost-module"]}
+            ]);
+        }
+        r.extend(section(wire, id, &input));
+    }
+    r
+}
+
+fn served(replies: Vec<Reply>) -> (tokio::runtime::Runtime, ModelServer) {
+    let rt = tokio_rt();
+    let server = rt.block_on(ModelServer::start(replies)).expect("server");
+    (rt, server)
+}
+
+fn wiki(sb: &Sandbox, server: Option<&ModelServer>, args: &[&str]) -> Output {
+    let mut all: Vec<&str> = vec!["wiki"];
+    if let Some(s) = server {
+        all.extend([
+            "--provider",
+            "anthropic",
+            "--model",
+            "test-model",
+            "--base-url",
+            s.url(),
+        ]);
+    }
+    all.extend_from_slice(args);
+    sb.agent_cmd(&all)
+        .current_dir(sb.project.path())
+        .env("ANTHROPIC_API_KEY", "test-key")
+        .stdin(Stdio::null())
+        .output()
+        .expect("running agent")
+}
+
+/// Every file under `dir` (relative path → text), the state file excluded.
+fn files(dir: &Path) -> BTreeMap<String, String> {
+    fn walk(root: &Path, d: &Path, out: &mut BTreeMap<String, String>) {
+        for e in std::fs::read_dir(d).expect("read_dir").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                let rel = p
+                    .strip_prefix(root)
+                    .expect("rel")
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                if rel != ".wiki-state.json" {
+                    out.insert(rel, std::fs::read_to_string(&p).expect("utf-8"));
+                }
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+/// Every relative Markdown link of every page resolves to a file.
+fn check_links(dir: &Path, all: &BTreeMap<String, String>) {
+    let mut checked = 0;
+    for (rel, text) in all.iter().filter(|(r, _)| r.ends_with(".md")) {
+        let base = dir.join(rel);
+        let base = base.parent().expect("parent");
+        let mut rest = text.as_str();
+        while let Some(i) = rest.find("](") {
+            let after = &rest[i + 2..];
+            let end = after.find(')').expect("closing parenthesis");
+            let target = &after[..end];
+            rest = &after[end..];
+            if target.contains("://") || target.starts_with('#') {
+                continue;
+            }
+            let target = target.split('#').next().expect("path");
+            assert!(
+                base.join(target).is_file(),
+                "{rel}: the link to {target} does not resolve"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 30, "only {checked} links checked");
+}
+
+/// The edges of the first Mermaid `graph` block of `page`, by label.
+fn mermaid_edges(page: &str) -> BTreeSet<(String, String)> {
+    let block = page
+        .split("```mermaid\n")
+        .nth(1)
+        .expect("a mermaid block")
+        .split("```")
+        .next()
+        .expect("block");
+    let mut names = BTreeMap::new();
+    let mut edges = BTreeSet::new();
+    for line in block.lines().map(str::trim) {
+        if let Some((id, rest)) = line.split_once("[\"") {
+            names.insert(
+                id.to_string(),
+                rest.trim_end_matches("\"]").replace("#quot;", "\""),
+            );
+        } else if let Some((a, rest)) = line.split_once(" -->") {
+            let b = rest.rsplit(' ').next().expect("target");
+            edges.insert((a.to_string(), b.to_string()));
+        }
+    }
+    edges
+        .into_iter()
+        .map(|(a, b)| (names[&a].clone(), names[&b].clone()))
+        .collect()
+}
+
+fn expected_edges() -> BTreeSet<(String, String)> {
+    EDGES
+        .iter()
+        .map(|(a, b)| ((*a).to_string(), (*b).to_string()))
+        .collect()
+}
+
+/// Appendix D's files (in Appendix D's names: `_index.md` and the rest).
+const APPENDIX_D: &[&str] = &[
+    "_index.md",
+    "architecture/overview.md",
+    "architecture/data-flow.md",
+    "architecture/dependencies.md",
+    "modules/_index.md",
+    "modules/wiki-store.md",
+    "modules/demo-shared.md",
+    "code-structure/overview.md",
+    "code-structure/key-abstractions.md",
+    "code-structure/design-patterns.md",
+    "testing/coverage-report.md",
+    "testing/testing-gaps.md",
+    "security/overview.md",
+    "security/findings.md",
+    "security/dependencies.md",
+    "security/recommendations.md",
+    "security/sbom.md",
+    "suggestions/improvements.md",
+    "suggestions/security.md",
+    "suggestions/performance.md",
+    "glossary.md",
+];
+
+fn appendix_d(prefix: &str, index: &str) -> Vec<String> {
+    APPENDIX_D
+        .iter()
+        .map(|f| match f.strip_suffix("_index.md") {
+            Some(d) => format!("{prefix}{d}{index}"),
+            None => format!("{prefix}{f}"),
+        })
+        .collect()
+}
+
+#[test]
+fn a_standard_wiki_with_a_model_that_invents_a_definition_and_an_edge() {
+    let sb = sandbox();
+    project(&sb);
+    let (_rt, server) = served(script(Wire::Anthropic, SUMMARIES, "v1"));
+    let out = wiki(&sb, Some(&server), &[]);
+    let stdout = ok(&out);
+    let dir = sb.project.path().join("docs/wiki");
+    let all = files(&dir);
+    for f in appendix_d("", "_index.md") {
+        assert!(all.contains_key(&f), "{f} missing; files: {:?}", all.keys());
+    }
+    check_links(&dir, &all);
+
+    // The dependency diagram is the import graph: every edge, no other.
+    assert_eq!(
+        mermaid_edges(&all["architecture/dependencies.md"]),
+        expected_edges()
+    );
+    assert_eq!(
+        mermaid_edges(&all["architecture/overview.md"]),
+        expected_edges()
+    );
+    // The model's label of a real edge is drawn; its invented edge and
+    // its ghost module are dropped and reported.
+    assert!(all["architecture/dependencies.md"].contains("|\"opens the store\"|"));
+    assert!(!all.values().any(|t| t.contains("pushes charts")));
+    assert!(!all.values().any(|t| t.contains("ghost-module")));
+    assert!(
+        stdout.contains("dropped: edge `analytics` → `web-ui` (no such import)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("dropped: group of unknown module `ghost-module`"),
+        "{stdout}"
+    );
+
+    // The invented definition was rejected; the corrected summary is on
+    // the page, the invented one nowhere.
+    assert!(stdout.contains("1 answers rejected"), "{stdout}");
+    assert!(!all.values().any(|t| t.contains("Cache::flush")));
+    assert!(all["modules/analytics.md"].contains("Statistics: `mean`"));
+    let body: String = server
+        .requests()
+        .iter()
+        .map(|r| r.body.to_string())
+        .collect();
+    assert!(
+        body.contains("the project has no definition `Cache`"),
+        "the rejection went back to the model"
+    );
+
+    // Structural facts: the public API with signature and doc comment,
+    // the entry point, the tests.
+    let store = &all["modules/wiki-store.md"];
+    assert!(
+        store.contains(
+            "`pub struct Store` — `crates/store/src/lib.rs:4`: A key-value store kept in memory."
+        ),
+        "{store}"
+    );
+    assert!(all["architecture/overview.md"].contains("`crates/cli/src/main.rs`"));
+    assert!(all["testing/testing-gaps.md"].contains("[report]"));
+    assert!(!all["testing/testing-gaps.md"].contains("[wiki-store]"));
+
+    // 7 summaries + 6 synthesis sections, 2 requests each, + 1 rejected.
+    assert_eq!(server.requests().len(), 27);
+    assert!(
+        stdout.contains("model: 27 requests made, 0 sections from the cache"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("diagrams, format raw-md"), "{stdout}");
+}
+
+#[test]
+fn an_incremental_run_asks_only_for_the_changed_module_and_the_synthesis() {
+    let sb = sandbox();
+    project(&sb);
+    let (_rt, server) = served(script(Wire::Anthropic, SUMMARIES, "v1"));
+    ok(&wiki(&sb, Some(&server), &[]));
+    let dir = sb.project.path().join("docs/wiki");
+    let before = files(&dir);
+
+    write(
+        sb.project.path(),
+        "py/loader/__init__.py",
+        "import analytics.stats\n\n\ndef load(path):\n    \"\"\"Loads numbers and averages them.\"\"\"\n    return analytics.stats.mean([1, 2])\n\n\ndef reload(path):\n    return load(path)\n",
+    );
+    let (_rt2, server2) = served(script(Wire::Anthropic, &["loader"], "v2"));
+    let out = wiki(&sb, Some(&server2), &["--incremental"]);
+    let stdout = ok(&out);
+    // One summary and the six synthesis sections: 14 requests, 6 from the cache.
+    assert_eq!(server2.requests().len(), 14, "{stdout}");
+    assert!(
+        stdout.contains("model: 14 requests made, 6 sections from the cache"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("(1 changed since the last run)"),
+        "{stdout}"
+    );
+    let after = files(&dir);
+    let changed: BTreeSet<&str> = after
+        .iter()
+        .filter(|(f, t)| before.get(*f) != Some(*t))
+        .map(|(f, _)| f.as_str())
+        .collect();
+    for must in [
+        "modules/loader.md",
+        "architecture/overview.md",
+        "suggestions/improvements.md",
+    ] {
+        assert!(
+            changed.contains(must),
+            "{must} unchanged; changed: {changed:?}"
+        );
+    }
+    // Other modules' pages are byte-identical.
+    for m in [
+        "analytics",
+        "wiki-store",
+        "wiki-cli",
+        "report",
+        "web-ui",
+        "demo-shared",
+    ] {
+        let page = format!("modules/{m}.md");
+        assert!(!changed.contains(page.as_str()), "{page} changed");
+    }
+    let allowed: BTreeSet<&str> = [
+        "modules/loader.md",
+        "modules/_index.md",
+        "_index.md",
+        "glossary.md",
+        "code-structure/overview.md",
+        "testing/coverage-report.md",
+        "testing/testing-gaps.md",
+    ]
+    .into_iter()
+    .collect();
+    let synthesis_pages = [
+        "architecture/overview.md",
+        "architecture/data-flow.md",
+        "code-structure/key-abstractions.md",
+        "code-structure/design-patterns.md",
+        "suggestions/improvements.md",
+        "suggestions/performance.md",
+    ];
+    for c in &changed {
+        assert!(
+            allowed.contains(c) || synthesis_pages.contains(c),
+            "{c} changed"
+        );
+    }
+
+    // --full ignores the state: every section is asked again.
+    let (_rt3, server3) = served(script(Wire::Anthropic, SUMMARIES, "v1"));
+    let out = wiki(&sb, Some(&server3), &["--full"]);
+    let stdout = ok(&out);
+    assert!(stdout.contains("0 sections from the cache"), "{stdout}");
+}
+
+#[test]
+fn every_format_writes_appendix_d_with_links_that_resolve() {
+    let sb = sandbox();
+    project(&sb);
+    for (format, diagrams, prefix, index, extra) in [
+        ("mkdocs", "mermaid", "docs/", "index.md", "mkdocs.yml"),
+        ("hugo", "dot", "content/", "_index.md", "hugo.toml"),
+        ("docusaurus", "d2", "docs/", "index.md", "sidebars.js"),
+        ("raw-md", "dot", "", "_index.md", "glossary.md"),
+    ] {
+        let out_dir = format!("site-{format}");
+        let out = wiki(
+            &sb,
+            None,
+            &[
+                "--no-llm",
+                "--format",
+                format,
+                "--diagrams",
+                diagrams,
+                "--output",
+                &out_dir,
+            ],
+        );
+        let stdout = ok(&out);
+        assert!(
+            stdout.contains("model: none (--no-llm: structural wiki)"),
+            "{stdout}"
+        );
+        let dir: PathBuf = sb.project.path().join(&out_dir);
+        let all = files(&dir);
+        assert!(all.contains_key(extra), "{format}: {extra} missing");
+        for f in appendix_d(prefix, index) {
+            assert!(
+                all.contains_key(&f),
+                "{format}: {f} missing; files: {:?}",
+                all.keys()
+            );
+        }
+        check_links(&dir, &all);
+        let index_page = &all[&format!("{prefix}{index}")];
+        assert!(
+            index_page.contains("Structural wiki"),
+            "{format}: {index_page}"
+        );
+        let deps = &all[&format!("{prefix}architecture/dependencies.md")];
+        assert!(
+            deps.contains(&format!("```{diagrams}\n")),
+            "{format}: {deps}"
+        );
+        if format == "hugo" || format == "docusaurus" {
+            assert!(
+                index_page.starts_with("---\ntitle: "),
+                "{format}: front matter"
+            );
+        }
+        if diagrams == "dot" {
+            // Every DOT edge is an import edge, every import edge is drawn.
+            let block = deps
+                .split("```dot\n")
+                .nth(1)
+                .expect("dot")
+                .split("```")
+                .next()
+                .expect("block");
+            let mut names = BTreeMap::new();
+            let mut edges = BTreeSet::new();
+            for l in block.lines().map(str::trim) {
+                if let Some((id, rest)) = l.split_once(" [label=\"") {
+                    if !id.contains("->") {
+                        names.insert(id.to_string(), rest.trim_end_matches("\"];").to_string());
+                    }
+                }
+                if let Some((a, rest)) = l.split_once(" -> ") {
+                    let b = rest.split(' ').next().expect("b");
+                    edges.insert((a.to_string(), b.to_string()));
+                }
+            }
+            let edges: BTreeSet<(String, String)> = edges
+                .into_iter()
+                .map(|(a, b)| (names[&a].clone(), names[&b].clone()))
+                .collect();
+            assert_eq!(edges, expected_edges(), "{format}");
+        }
+    }
+    let mkdocs = std::fs::read_to_string(sb.project.path().join("site-mkdocs/mkdocs.yml"))
+        .expect("mkdocs.yml");
+    assert!(mkdocs.contains("docs_dir: docs"), "{mkdocs}");
+    assert!(mkdocs.contains("\"modules/wiki-store.md\""), "{mkdocs}");
+}
+
+#[test]
+fn without_a_model_it_says_so_and_bad_flags_name_the_flag() {
+    let sb = sandbox();
+    project(&sb);
+    let out = sb
+        .agent_cmd(&["wiki"])
+        .current_dir(sb.project.path())
+        .env_remove("ANTHROPIC_API_KEY")
+        .stdin(Stdio::null())
+        .output()
+        .expect("agent");
+    let (_, stderr) = text(&out);
+    assert_eq!(code(&out), 3, "{stderr}");
+    assert!(
+        stderr.contains("run `agent wiki --no-llm` for the structural wiki"),
+        "{stderr}"
+    );
+    assert!(!sb.project.path().join("docs/wiki").exists());
+
+    let out = wiki(&sb, None, &["--no-llm", "--format", "pdf"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        text(&out)
+            .1
+            .contains("--format pdf: expected one of raw-md, mkdocs, hugo, docusaurus"),
+        "{}",
+        text(&out).1
+    );
+
+    // config.toml's [wiki] gives the defaults.
+    let file = sb.paths().config_file();
+    std::fs::create_dir_all(file.parent().expect("dir")).expect("mkdir");
+    std::fs::write(&file, "[wiki]\nformat = \"hugo\"\noutput = \"site\"\n").expect("config");
+    ok(&wiki(&sb, None, &["--no-llm"]));
+    assert!(sb.project.path().join("site/hugo.toml").is_file());
+    assert!(sb.project.path().join("site/content/_index.md").is_file());
+}
