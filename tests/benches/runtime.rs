@@ -43,12 +43,17 @@ struct World {
     cache_dir: PathBuf,
 }
 
+/// core-tools' signed component, inflated (the binary embeds it compressed).
 fn core_tools_bytes() -> &'static [u8] {
-    agent_builtins::all()
-        .iter()
-        .find(|b| b.name == "core-tools")
-        .expect("core-tools is built in")
-        .component
+    static BYTES: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    BYTES.get_or_init(|| {
+        let packed = agent_builtins::all()
+            .iter()
+            .find(|b| b.name == "core-tools")
+            .expect("core-tools is built in")
+            .component;
+        agent_runtime::inflate(packed).expect("the embedded component inflates")
+    })
 }
 
 fn core_tools_package() -> SkillPackage {
@@ -202,7 +207,7 @@ impl World {
             .hello_pkg
             .component
             .as_ref()
-            .map(|c| c.len())
+            .map(|c| c.stored_len())
             .unwrap_or(0);
         eprintln!(
             "sizes: core-tools component {core_len} B (signed), artifact {} B; \

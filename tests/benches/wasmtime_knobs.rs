@@ -297,12 +297,16 @@ const GREET_INPUT: &str = r#"{"name":"bench"}"#;
 
 fn benches(c: &mut Criterion) {
     let hello_bytes = std::fs::read(agent_tests::build_guest("rust-hello")).expect("rust-hello");
-    let core_bytes = agent_builtins::all()
-        .iter()
-        .find(|b| b.name == "core-tools")
-        .expect("core-tools")
-        .component;
-    let variants = variants(&hello_bytes, core_bytes);
+    // The binary embeds core-tools compressed.
+    let core_bytes = agent_runtime::inflate(
+        agent_builtins::all()
+            .iter()
+            .find(|b| b.name == "core-tools")
+            .expect("core-tools")
+            .component,
+    )
+    .expect("the embedded component inflates");
+    let variants = variants(&hello_bytes, &core_bytes);
     let (_keep, root) = project_dir();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -572,10 +572,10 @@ fn every_format_writes_appendix_d_with_links_that_resolve() {
             let mut names = BTreeMap::new();
             let mut edges = BTreeSet::new();
             for l in block.lines().map(str::trim) {
-                if let Some((id, rest)) = l.split_once(" [label=\"") {
-                    if !id.contains("->") {
-                        names.insert(id.to_string(), rest.trim_end_matches("\"];").to_string());
-                    }
+                if let Some((id, rest)) = l.split_once(" [label=\"")
+                    && !id.contains("->")
+                {
+                    names.insert(id.to_string(), rest.trim_end_matches("\"];").to_string());
                 }
                 if let Some((a, rest)) = l.split_once(" -> ") {
                     let b = rest.split(' ').next().expect("b");
