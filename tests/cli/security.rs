@@ -652,6 +652,12 @@ fn hipaa_compliance_skill_adds_rules_and_a_scanner() {
         "rules/sast.yaml",
         &std::fs::read_to_string(src.join("rules/sast.yaml")).expect("rules"),
     );
+    // Its wiki section's template (named in SKILL.yaml, so signed with it).
+    write(
+        skill.path(),
+        "wiki/hipaa.md",
+        &std::fs::read_to_string(src.join("wiki/hipaa.md")).expect("wiki template"),
+    );
     std::fs::copy(&wasm, skill.path().join("hipaa_compliance.wasm")).expect("wasm");
 
     let sb = sandbox();
@@ -710,7 +716,13 @@ fn hipaa_compliance_skill_adds_rules_and_a_scanner() {
 
 fn copy_skill(from: &Path, to: &Path) {
     std::fs::create_dir_all(to.join("rules")).expect("mkdir");
-    for f in ["SKILL.yaml", "rules/sast.yaml", "hipaa_compliance.wasm"] {
+    std::fs::create_dir_all(to.join("wiki")).expect("mkdir");
+    for f in [
+        "SKILL.yaml",
+        "rules/sast.yaml",
+        "wiki/hipaa.md",
+        "hipaa_compliance.wasm",
+    ] {
         std::fs::copy(from.join(f), to.join(f)).expect("copy");
     }
 }

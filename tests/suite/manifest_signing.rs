@@ -199,8 +199,9 @@ fn an_edited_schema_prompt_or_rule_file_is_refused_naming_it() {
     assert!(message.contains("symbolic link"), "{message}");
 
     // A security-rule skill's rule file: the signature check runs first, so
-    // the edit is what is reported (intact, the skill gets as far as the
-    // export check, which it fails for lack of a scanner export).
+    // the edit is what is reported (intact, the skill loads: its
+    // `sast_rules_file` satisfies the `security-rule` type without a
+    // scanner export).
     let rules_dir = h.sandbox.home.path().join("skills-r").join(NAME);
     std::fs::create_dir_all(&rules_dir).expect("mkdir");
     write_all(&rules_dir);
@@ -212,9 +213,8 @@ fn an_edited_schema_prompt_or_rule_file_is_refused_naming_it() {
         &guest("guest-self-edit"),
         Some(&h.key),
     );
-    match load(&h, &rules_dir, Origin::User) {
-        Err(LoadError::Mismatch { .. }) => {}
-        other => panic!("intact, only the export check should fail: {other:?}"),
+    if let Err(e) = load(&h, &rules_dir, Origin::User) {
+        panic!("intact, the skill loads (its rules file stands in for a scanner): {e}");
     }
     std::fs::write(rules_dir.join("rules.yaml"), "rules: [{id: x}]\n").expect("edit rules");
     refused_naming(load(&h, &rules_dir, Origin::User), "rules.yaml");
