@@ -1,0 +1,80 @@
+//! Stage 5's skill part: the sections skills contribute
+//! ([`agent_wiki_sections::contributed_sections`], pages under
+//! `skill-contributed/`), and every page — the generator's and the
+//! contributed — through the `on_before_wiki_section` hooks
+//! ([`agent_wiki_sections::before_section`]): a hook may replace a page's
+//! Markdown or veto it (the page then says which skill withheld it and
+//! why, so links to it still resolve).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use agent_core::hooks::HookSet;
+use agent_runtime::Skill;
+use agent_wiki::pages::Page;
+use agent_wiki_sections::{Section, SectionDecision, TemplateContext};
+use anyhow::Result;
+
+use crate::app::App;
+
+/// The contributed pages (`skill-contributed/<id>.md`) of the skills that
+/// declare `wiki.sections` with a template.
+///
+/// # Errors
+/// A template that cannot be read or rendered (naming skill, file, line).
+pub fn contributed(
+    skills: &[Skill],
+    name: &str,
+    modules: Vec<(String, PathBuf)>,
+    languages: Vec<String>,
+) -> Result<Vec<(Page, Option<String>)>> {
+    let with: Vec<&Skill> = skills.iter().filter(|s| s.manifest.wiki.is_some()).collect();
+    let cx = TemplateContext { project_name: name.to_string(), modules, languages, values: Default::default() };
+    let sections = agent_wiki_sections::contributed_sections(&with, &cx)?;
+    Ok(sections
+        .into_iter()
+        .map(|s| {
+            let body = if s.markdown.trim_start().starts_with("# ") {
+                s.markdown
+            } else {
+                format!("# {}\n\n{}", s.title, s.markdown)
+            };
+            let page = Page { path: format!("skill-contributed/{}.md", s.id), title: s.title, body };
+            (page, s.skill)
+        })
+        .collect())
+}
+
+/// Every page through the hooks; the hooks' problems are returned as
+/// warnings.
+///
+/// # Errors
+/// The skills or the runtime cannot be loaded.
+pub async fn through_hooks(
+    app: &mut App,
+    pages: Vec<(Page, Option<String>)>,
+) -> Result<(Vec<Page>, Vec<String>)> {
+    let skills = Arc::new(app.load_all()?);
+    let ctx = app.call_context("wiki")?;
+    let runtime = app.runtime()?.clone();
+    let active: Vec<usize> = (0..skills.len()).collect();
+    let (hooks, mut problems) = HookSet::load(&runtime, &ctx, &skills, &active).await;
+    if !hooks.listens(agent_runtime::HookPhase::OnBeforeWikiSection) {
+        return Ok((pages.into_iter().map(|(p, _)| p).collect(), problems));
+    }
+    let mut out = Vec::with_capacity(pages.len());
+    for (p, owner) in pages {
+        let section = Section::new(&p.title, owner.as_deref(), p.body.clone());
+        let (decision, errs) = agent_wiki_sections::before_section(&hooks, &runtime, &ctx, &skills, section).await;
+        problems.extend(errs);
+        let body = match decision {
+            SectionDecision::Keep(_) => p.body,
+            SectionDecision::Edited { section, .. } => section.markdown,
+            SectionDecision::Vetoed { by, reason } => {
+                format!("# {}\n\n*This section was withheld by skill `{by}`: {reason}*\n", p.title)
+            }
+        };
+        out.push(Page { body, ..p });
+    }
+    Ok((out, problems))
+}
