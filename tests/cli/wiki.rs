@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 
 use agent_tests::model_server::{ModelServer, Reply, Wire, tokio_rt};
-use agent_tests::{Sandbox, text};
+use agent_tests::wiki_check::{d2_parse, dot_parse, hugo_build, mermaid_parse_all, mkdocs_build};
+use agent_tests::{Sandbox, build_guest, text, write_skill};
 use serde_json::{Value, json};
 
 use super::{code, git, ok, sandbox, write};
@@ -300,6 +301,39 @@ fn mermaid_edges(page: &str) -> BTreeSet<(String, String)> {
         .collect()
 }
 
+/// Every fenced block of `lang` in the files.
+fn blocks<'a>(all: &'a BTreeMap<String, String>, lang: &str) -> Vec<&'a str> {
+    let fence = format!("```{lang}\n");
+    all.values()
+        .flat_map(|t| t.split(fence.as_str()).skip(1).map(|b| b.split("```").next().expect("block")))
+        .collect()
+}
+
+/// Every diagram block parses with the language's own parser (mermaid
+/// under node, Graphviz `dot`, `d2 validate`).
+fn diagrams_parse(all: &BTreeMap<String, String>, lang: &str) {
+    let found = blocks(all, lang);
+    assert!(found.len() >= 3, "{lang}: {} blocks", found.len());
+    match lang {
+        "mermaid" => {
+            let results = mermaid_parse_all(&found).expect("mermaid");
+            for (b, r) in found.iter().zip(results) {
+                r.unwrap_or_else(|e| panic!("mermaid block does not parse: {e}\n{b}"));
+            }
+        }
+        "dot" => {
+            for b in &found {
+                dot_parse(b).unwrap_or_else(|e| panic!("dot block does not parse: {e}\n{b}"));
+            }
+        }
+        _ => {
+            for b in &found {
+                d2_parse(b).unwrap_or_else(|e| panic!("d2 block does not parse: {e}\n{b}"));
+            }
+        }
+    }
+}
+
 fn expected_edges() -> BTreeSet<(String, String)> {
     EDGES
         .iter()
@@ -355,6 +389,7 @@ fn a_standard_wiki_with_a_model_that_invents_a_definition_and_an_edge() {
         assert!(all.contains_key(&f), "{f} missing; files: {:?}", all.keys());
     }
     check_links(&dir, &all);
+    diagrams_parse(&all, "mermaid");
 
     // The dependency diagram is the import graph: every edge, no other.
     assert_eq!(
@@ -512,7 +547,7 @@ fn every_format_writes_appendix_d_with_links_that_resolve() {
         ("mkdocs", "mermaid", "docs/", "index.md", "mkdocs.yml"),
         ("hugo", "dot", "content/", "_index.md", "hugo.toml"),
         ("docusaurus", "d2", "docs/", "index.md", "sidebars.js"),
-        ("raw-md", "dot", "", "_index.md", "glossary.md"),
+        ("raw-md", "mermaid", "", "_index.md", "glossary.md"),
     ] {
         let out_dir = format!("site-{format}");
         let out = wiki(
@@ -544,6 +579,12 @@ fn every_format_writes_appendix_d_with_links_that_resolve() {
             );
         }
         check_links(&dir, &all);
+        diagrams_parse(&all, diagrams);
+        match format {
+            "mkdocs" => mkdocs_build(&dir).unwrap_or_else(|e| panic!("mkdocs build --strict: {e}")),
+            "hugo" => hugo_build(&dir).unwrap_or_else(|e| panic!("hugo: {e}")),
+            _ => {}
+        }
         let index_page = &all[&format!("{prefix}{index}")];
         assert!(
             index_page.contains("Structural wiki"),
@@ -631,4 +672,69 @@ fn without_a_model_it_says_so_and_bad_flags_name_the_flag() {
     ok(&wiki(&sb, None, &["--no-llm"]));
     assert!(sb.project.path().join("site/hugo.toml").is_file());
     assert!(sb.project.path().join("site/content/_index.md").is_file());
+}
+
+#[test]
+fn the_test_report_runs_the_granted_runners_only() {
+    let sb = sandbox();
+    project(&sb);
+    // Without the grant: the page says the runner was not run and how to grant it.
+    let out = wiki(&sb, None, &["--no-llm", "--test-report"]);
+    ok(&out);
+    let page = std::fs::read_to_string(sb.project.path().join("docs/wiki/testing/test-execution.md")).expect("page");
+    assert!(page.contains("grant it with `--allow core-tools/shell:exec:cargo`"), "{page}");
+    assert!(!sb.project.path().join("target").exists(), "cargo ran without its grant");
+
+    // With it: cargo test ran; its one test is on the page.
+    let out = wiki(&sb, None, &["--no-llm", "--test-report", "--allow", "core-tools/shell:exec:cargo"]);
+    ok(&out);
+    let page = std::fs::read_to_string(sb.project.path().join("docs/wiki/testing/test-execution.md")).expect("page");
+    assert!(page.contains("| cargo | 1 | 0 | 0 |"), "{page}");
+    assert!(!page.contains("Not run"), "{page}");
+    let index = std::fs::read_to_string(sb.project.path().join("docs/wiki/_index.md")).expect("index");
+    assert!(index.contains("[Test execution](testing/test-execution.md)"), "{index}");
+}
+
+#[test]
+fn skills_contribute_sections_and_a_hook_rewrites_every_section() {
+    let sb = sandbox();
+    project(&sb);
+    let skills = sb.project.path().join(".agent/skills");
+    write(
+        &skills.join("notes"),
+        "SKILL.yaml",
+        "name: notes\nversion: 0.1.0\ndescription: deployment notes\ntypes: [prompt]\nprompt:\n  system_prompt_file: PROMPT.md\nwiki:\n  sections:\n    - title: \"Deployment Notes\"\n      template: wiki/notes.md\n",
+    );
+    write(&skills.join("notes"), "PROMPT.md", "Notes.\n");
+    write(&skills.join("notes"), "wiki/notes.md", "{{project.name}} has {{modules.count}} modules.\n");
+    let out = wiki(&sb, None, &["--no-llm", "--allow-unsigned"]);
+    ok(&out);
+    let dir = sb.project.path().join("docs/wiki");
+    let page = std::fs::read_to_string(dir.join("skill-contributed/deployment-notes.md")).expect("contributed page");
+    let name = sb.project.path().file_name().expect("name").to_string_lossy().into_owned();
+    assert!(page.contains(&format!("{name} has 8 modules.")), "{page}");
+    check_links(&dir, &files(&dir));
+
+    // A hook on on_before_wiki_section replaces each section's Markdown.
+    let component = std::fs::read(build_guest("guest-hooks")).expect("guest-hooks");
+    write_skill(
+        &skills.join("rewriter"),
+        "name: rewriter\nversion: 0.1.0\ndescription: hook skill\ntypes: [prompt]\nprompt:\n  system_prompt_file: PROMPT.md\nimplementation:\n  component: skill.wasm\n",
+        &component,
+        None,
+    );
+    write(&skills.join("rewriter"), "PROMPT.md", "Hook.\n");
+    let file = sb.paths().config_file();
+    std::fs::create_dir_all(file.parent().expect("dir")).expect("mkdir");
+    std::fs::write(
+        &file,
+        "[skills.config.rewriter]\nphases = [\"on_before_wiki_section\"]\nstray_response = \"Rewritten by the hook.\"\n",
+    )
+    .expect("config");
+    let out = wiki(&sb, None, &["--no-llm", "--allow-unsigned"]);
+    ok(&out);
+    for f in ["glossary.md", "skill-contributed/deployment-notes.md", "modules/wiki-store.md"] {
+        let t = std::fs::read_to_string(dir.join(f)).expect("page");
+        assert_eq!(t, "Rewritten by the hook.", "{f}");
+    }
 }

@@ -14,8 +14,10 @@
 //!      the state for the next `--incremental` run ([`agent_wiki::state`]).
 
 mod model;
+mod sections;
 mod security;
 mod tasks;
+mod test_run;
 mod tool;
 
 use std::io::IsTerminal;
@@ -48,7 +50,10 @@ pub const AFTER_HELP: &str = concat!(
     "by input hash). When it exists, unchanged modules are not asked again and unchanged pages are ",
     "not rewritten; --full ignores it.\n\n",
     "Exit codes: 0 written · 1 a failure (unreadable project, unwritable output) · 2 usage error · ",
-    "3 the model provider failed or none is configured (use --no-llm)."
+    "3 the model provider failed or none is configured (use --no-llm).\n\n",
+    "--test-report runs the project's tests through core-tools' exec: grant each runner, e.g. ",
+    "--allow core-tools/shell:exec:cargo (shell:exec:go, shell:exec:pytest, shell:exec:npm); a ",
+    "runner without its grant is listed as not run on the page."
 );
 
 /// `agent wiki`.
@@ -71,6 +76,11 @@ pub struct WikiArgs {
     /// standard).
     #[arg(long, value_name = "DEPTH")]
     pub depth: Option<String>,
+    /// Run the project's tests (cargo, go, pytest, npm: each needs its
+    /// grant, e.g. `--allow core-tools/shell:exec:cargo`) and write
+    /// testing/test-execution.md from their results.
+    #[arg(long)]
+    pub test_report: bool,
     /// Use the last run's state: unchanged modules are not asked again
     /// (the default when the state exists).
     #[arg(long, conflicts_with = "full")]
@@ -357,6 +367,49 @@ pub async fn run(app: &mut App, args: WikiArgs) -> Result<u8> {
     stage(progress, "pages and diagrams");
     let mut all = pages::build(&project, &written.prose, opts.diagrams);
     all.extend(security::pages(&report));
+    let module_dirs: Vec<(String, PathBuf)> = project
+        .modules
+        .iter()
+        .map(|m| (m.name.clone(), PathBuf::from(&m.dir)))
+        .collect();
+    let mut extra: Vec<(pages::Page, Option<String>)> = Vec::new();
+    if args.test_report {
+        stage(progress, "running the tests (--test-report)");
+        let ran = test_run::run(app, &opts.root).await?;
+        for p in &ran.problems {
+            eprintln!("warning: test report: {p}");
+        }
+        extra.push((test_run::page(&ran, &module_dirs), None));
+    }
+    let languages: Vec<String> = project
+        .scans
+        .values()
+        .filter_map(|s| s.language.clone())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let skills = app.load_all()?;
+    extra.extend(
+        sections::contributed(&skills, &project.name, module_dirs, languages)
+            .map_err(|e| anyhow::anyhow!("{e}"))?,
+    );
+    if !extra.is_empty()
+        && let Some(index) = all.iter_mut().find(|p| p.path == "_index.md")
+    {
+        index.body.push_str("\n## More\n\n");
+        for (p, _) in &extra {
+            index
+                .body
+                .push_str(&format!("- {}\n", pages::link(&p.title, &p.path)));
+        }
+    }
+    let mut owned: Vec<(pages::Page, Option<String>)> =
+        all.into_iter().map(|p| (p, None)).collect();
+    owned.extend(extra);
+    let (all, problems) = sections::through_hooks(app, owned).await?;
+    for p in &problems {
+        eprintln!("warning: {p}");
+    }
     let files = formats::render(opts.format, &project.name, &all);
     let new_state = State {
         modules: project.hashes.clone(),

@@ -28,8 +28,16 @@ pub fn contributed(
     modules: Vec<(String, PathBuf)>,
     languages: Vec<String>,
 ) -> Result<Vec<(Page, Option<String>)>> {
-    let with: Vec<&Skill> = skills.iter().filter(|s| s.manifest.wiki.is_some()).collect();
-    let cx = TemplateContext { project_name: name.to_string(), modules, languages, values: Default::default() };
+    let with: Vec<&Skill> = skills
+        .iter()
+        .filter(|s| s.manifest.wiki.is_some())
+        .collect();
+    let cx = TemplateContext {
+        project_name: name.to_string(),
+        modules,
+        languages,
+        values: Default::default(),
+    };
     let sections = agent_wiki_sections::contributed_sections(&with, &cx)?;
     Ok(sections
         .into_iter()
@@ -39,7 +47,11 @@ pub fn contributed(
             } else {
                 format!("# {}\n\n{}", s.title, s.markdown)
             };
-            let page = Page { path: format!("skill-contributed/{}.md", s.id), title: s.title, body };
+            let page = Page {
+                path: format!("skill-contributed/{}.md", s.id),
+                title: s.title,
+                body,
+            };
             (page, s.skill)
         })
         .collect())
@@ -65,13 +77,17 @@ pub async fn through_hooks(
     let mut out = Vec::with_capacity(pages.len());
     for (p, owner) in pages {
         let section = Section::new(&p.title, owner.as_deref(), p.body.clone());
-        let (decision, errs) = agent_wiki_sections::before_section(&hooks, &runtime, &ctx, &skills, section).await;
+        let (decision, errs) =
+            agent_wiki_sections::before_section(&hooks, &runtime, &ctx, &skills, section).await;
         problems.extend(errs);
         let body = match decision {
             SectionDecision::Keep(_) => p.body,
             SectionDecision::Edited { section, .. } => section.markdown,
             SectionDecision::Vetoed { by, reason } => {
-                format!("# {}\n\n*This section was withheld by skill `{by}`: {reason}*\n", p.title)
+                format!(
+                    "# {}\n\n*This section was withheld by skill `{by}`: {reason}*\n",
+                    p.title
+                )
             }
         };
         out.push(Page { body, ..p });

@@ -39,7 +39,11 @@ fn split(text: &str) -> (String, String) {
     };
     let clean = |s: &str, name: &str| -> String {
         let s = s.strip_prefix(&format!("{name}:")).unwrap_or(s);
-        if s.trim() == "(empty)" { String::new() } else { s.trim_start_matches('\n').to_string() }
+        if s.trim() == "(empty)" {
+            String::new()
+        } else {
+            s.trim_start_matches('\n').to_string()
+        }
     };
     (clean(&out, "stdout"), clean(&err, ""))
 }
@@ -57,11 +61,19 @@ pub async fn run(app: &mut App, root: &Path) -> Result<Ran> {
         .context("the built-in core-tools skill is not available")?;
     let ctx = app.call_context("wiki")?;
     let runtime = app.runtime()?.clone();
-    let mut ran = Ran { report: TestReport::default(), problems: Vec::new(), runners: runners.len() };
+    let mut ran = Ran {
+        report: TestReport::default(),
+        problems: Vec::new(),
+        runners: runners.len(),
+    };
     for r in &runners {
-        let input = serde_json::json!({"program": r.program(), "args": r.args(), "timeout_ms": TIMEOUT_MS});
+        let input =
+            serde_json::json!({"program": r.program(), "args": r.args(), "timeout_ms": TIMEOUT_MS});
         let what = format!("{} {}", r.program(), r.args().join(" "));
-        let (result, _logs) = match runtime.call_tool(core, &ctx, "exec", &input.to_string()).await {
+        let (result, _logs) = match runtime
+            .call_tool(core, &ctx, "exec", &input.to_string())
+            .await
+        {
             Ok(x) => x,
             Err(e) => {
                 ran.problems.push(format!("`{what}`: not run: {e}"));
@@ -79,10 +91,16 @@ pub async fn run(app: &mut App, root: &Path) -> Result<Ran> {
             }
         };
         if output.truncated {
-            ran.problems.push(format!("`{what}`: its output was cut at the host's size cap; the counts may be incomplete"));
+            ran.problems.push(format!(
+                "`{what}`: its output was cut at the host's size cap; the counts may be incomplete"
+            ));
         }
         let (stdout, stderr) = split(&output.text);
-        let stdout = if r.kind() == RunnerKind::Cargo { format!("{stdout}\n{stderr}") } else { stdout };
+        let stdout = if r.kind() == RunnerKind::Cargo {
+            format!("{stdout}\n{stderr}")
+        } else {
+            stdout
+        };
         let junit = match r.junit_file() {
             Some(f) => match std::fs::read_to_string(root.join(f)) {
                 Ok(t) => Some(t),
@@ -111,5 +129,9 @@ pub fn page(ran: &Ran, modules: &[(String, PathBuf)]) -> Page {
             body.push_str(&format!("- {p}\n"));
         }
     }
-    Page { path: "testing/test-execution.md".into(), title: "Test execution".into(), body }
+    Page {
+        path: "testing/test-execution.md".into(),
+        title: "Test execution".into(),
+        body,
+    }
 }
