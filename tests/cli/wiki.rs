@@ -305,7 +305,11 @@ fn mermaid_edges(page: &str) -> BTreeSet<(String, String)> {
 fn blocks<'a>(all: &'a BTreeMap<String, String>, lang: &str) -> Vec<&'a str> {
     let fence = format!("```{lang}\n");
     all.values()
-        .flat_map(|t| t.split(fence.as_str()).skip(1).map(|b| b.split("```").next().expect("block")))
+        .flat_map(|t| {
+            t.split(fence.as_str())
+                .skip(1)
+                .map(|b| b.split("```").next().expect("block"))
+        })
         .collect()
 }
 
@@ -681,18 +685,47 @@ fn the_test_report_runs_the_granted_runners_only() {
     // Without the grant: the page says the runner was not run and how to grant it.
     let out = wiki(&sb, None, &["--no-llm", "--test-report"]);
     ok(&out);
-    let page = std::fs::read_to_string(sb.project.path().join("docs/wiki/testing/test-execution.md")).expect("page");
-    assert!(page.contains("grant it with `--allow core-tools/shell:exec:cargo`"), "{page}");
-    assert!(!sb.project.path().join("target").exists(), "cargo ran without its grant");
+    let page = std::fs::read_to_string(
+        sb.project
+            .path()
+            .join("docs/wiki/testing/test-execution.md"),
+    )
+    .expect("page");
+    assert!(
+        page.contains("grant it with `--allow core-tools/shell:exec:cargo`"),
+        "{page}"
+    );
+    assert!(
+        !sb.project.path().join("target").exists(),
+        "cargo ran without its grant"
+    );
 
     // With it: cargo test ran; its one test is on the page.
-    let out = wiki(&sb, None, &["--no-llm", "--test-report", "--allow", "core-tools/shell:exec:cargo"]);
+    let out = wiki(
+        &sb,
+        None,
+        &[
+            "--no-llm",
+            "--test-report",
+            "--allow",
+            "core-tools/shell:exec:cargo",
+        ],
+    );
     ok(&out);
-    let page = std::fs::read_to_string(sb.project.path().join("docs/wiki/testing/test-execution.md")).expect("page");
+    let page = std::fs::read_to_string(
+        sb.project
+            .path()
+            .join("docs/wiki/testing/test-execution.md"),
+    )
+    .expect("page");
     assert!(page.contains("| cargo | 1 | 0 | 0 |"), "{page}");
     assert!(!page.contains("Not run"), "{page}");
-    let index = std::fs::read_to_string(sb.project.path().join("docs/wiki/_index.md")).expect("index");
-    assert!(index.contains("[Test execution](testing/test-execution.md)"), "{index}");
+    let index =
+        std::fs::read_to_string(sb.project.path().join("docs/wiki/_index.md")).expect("index");
+    assert!(
+        index.contains("[Test execution](testing/test-execution.md)"),
+        "{index}"
+    );
 }
 
 #[test]
@@ -706,12 +739,23 @@ fn skills_contribute_sections_and_a_hook_rewrites_every_section() {
         "name: notes\nversion: 0.1.0\ndescription: deployment notes\ntypes: [prompt]\nprompt:\n  system_prompt_file: PROMPT.md\nwiki:\n  sections:\n    - title: \"Deployment Notes\"\n      template: wiki/notes.md\n",
     );
     write(&skills.join("notes"), "PROMPT.md", "Notes.\n");
-    write(&skills.join("notes"), "wiki/notes.md", "{{project.name}} has {{modules.count}} modules.\n");
+    write(
+        &skills.join("notes"),
+        "wiki/notes.md",
+        "{{project.name}} has {{modules.count}} modules.\n",
+    );
     let out = wiki(&sb, None, &["--no-llm", "--allow-unsigned"]);
     ok(&out);
     let dir = sb.project.path().join("docs/wiki");
-    let page = std::fs::read_to_string(dir.join("skill-contributed/deployment-notes.md")).expect("contributed page");
-    let name = sb.project.path().file_name().expect("name").to_string_lossy().into_owned();
+    let page = std::fs::read_to_string(dir.join("skill-contributed/deployment-notes.md"))
+        .expect("contributed page");
+    let name = sb
+        .project
+        .path()
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
     assert!(page.contains(&format!("{name} has 8 modules.")), "{page}");
     check_links(&dir, &files(&dir));
 
@@ -733,7 +777,11 @@ fn skills_contribute_sections_and_a_hook_rewrites_every_section() {
     .expect("config");
     let out = wiki(&sb, None, &["--no-llm", "--allow-unsigned"]);
     ok(&out);
-    for f in ["glossary.md", "skill-contributed/deployment-notes.md", "modules/wiki-store.md"] {
+    for f in [
+        "glossary.md",
+        "skill-contributed/deployment-notes.md",
+        "modules/wiki-store.md",
+    ] {
         let t = std::fs::read_to_string(dir.join(f)).expect("page");
         assert_eq!(t, "Rewritten by the hook.", "{f}");
     }

@@ -123,6 +123,12 @@ pub async fn run(app: &mut App, root: &Path) -> Result<Ran> {
 pub fn page(ran: &Ran, modules: &[(String, PathBuf)]) -> Page {
     let gaps = agent_testreport::gaps(&ran.report, modules);
     let mut body = agent_testreport::render_markdown(&ran.report, &gaps);
+    if ran.runners == 0 {
+        body.push_str(
+            "\nNo test runner was found at the project's root: a `Cargo.toml`, a `go.mod`, a pytest \
+             configuration or `tests/test_*.py`, or a `package.json` with a `test` script.\n",
+        );
+    }
     if !ran.problems.is_empty() {
         body.push_str("\n## Not run or not read\n\n");
         for p in &ran.problems {
