@@ -786,3 +786,152 @@ fn skills_contribute_sections_and_a_hook_rewrites_every_section() {
         assert_eq!(t, "Rewritten by the hook.", "{f}");
     }
 }
+
+/// A prompt skill at `dir` contributing one section, `title`, from
+/// `wiki/section.md` = `template` (and `more`: further `wiki:` entries).
+fn wiki_skill(dir: &Path, name: &str, title: &str, template: &str, more: &str) {
+    write(
+        dir,
+        "SKILL.yaml",
+        &format!(
+            "name: {name}\nversion: 0.1.0\ndescription: wiki test skill\ntypes: [prompt]\nprompt:\n  system_prompt_file: PROMPT.md\nwiki:\n  sections:\n    - title: \"{title}\"\n      template: wiki/section.md\n{more}"
+        ),
+    );
+    write(dir, "PROMPT.md", "Wiki test skill.\n");
+    write(dir, "wiki/section.md", template);
+}
+
+#[test]
+fn skills_chooses_the_skills_that_contribute() {
+    let sb = sandbox();
+    project(&sb);
+    let p = sb.project.path();
+    wiki_skill(
+        &p.join(".agent/skills/notes"),
+        "notes",
+        "Deployment Notes",
+        "Notes of {{project.name}}.\n",
+        "",
+    );
+    let dev = sb.home.path().join("dev/runbook");
+    wiki_skill(
+        &dev,
+        "runbook",
+        "Runbook",
+        "Run {{modules.count}} modules.\n",
+        "",
+    );
+    let dir = p.join("docs/wiki");
+    let notes = dir.join("skill-contributed/deployment-notes.md");
+    let runbook = dir.join("skill-contributed/runbook.md");
+
+    // Without --skills: every loaded skill (here the project's) takes part.
+    ok(&wiki(&sb, None, &["--no-llm", "--allow-unsigned"]));
+    assert!(notes.is_file());
+    assert!(!runbook.exists());
+
+    // --skills DIR: that development copy only (unsigned: --allow-unsigned).
+    let dev_arg = dev.display().to_string();
+    let out = wiki(
+        &sb,
+        None,
+        &["--no-llm", "--allow-unsigned", "--skills", &dev_arg],
+    );
+    ok(&out);
+    let page = std::fs::read_to_string(&runbook).expect("runbook page");
+    assert!(page.contains("Run 8 modules."), "{page}");
+    assert!(!notes.exists(), "a skill not named took part");
+    let index = std::fs::read_to_string(dir.join("_index.md")).expect("index");
+    assert!(
+        index.contains("(skill-contributed/runbook.md)") && !index.contains("deployment-notes"),
+        "{index}"
+    );
+
+    // --skills NAME: that loaded skill only.
+    ok(&wiki(
+        &sb,
+        None,
+        &["--no-llm", "--allow-unsigned", "--skills", "notes"],
+    ));
+    assert!(notes.is_file());
+    assert!(!runbook.exists());
+
+    // Bad names are usage errors naming the flag and the value.
+    let out = wiki(&sb, None, &["--no-llm", "--skills", "nosuch"]);
+    assert_eq!(code(&out), 2, "{}", text(&out).1);
+    assert!(
+        text(&out)
+            .1
+            .contains("--skills nosuch: no such skill is installed or loaded"),
+        "{}",
+        text(&out).1
+    );
+    let out = wiki(&sb, None, &["--no-llm", "--skills", "core-tools"]);
+    assert_eq!(code(&out), 2, "{}", text(&out).1);
+    assert!(
+        text(&out)
+            .1
+            .contains("--skills core-tools: gives a wiki nothing"),
+        "{}",
+        text(&out).1
+    );
+}
+
+#[test]
+fn a_skill_diagram_is_rendered_as_mermaid_whatever_the_diagram_format() {
+    let sb = sandbox();
+    project(&sb);
+    let dev = sb.home.path().join("dev/runbook");
+    wiki_skill(
+        &dev,
+        "runbook",
+        "Runbook",
+        "Run it.\n",
+        "  diagrams:\n    - type: deployment-topology\n      template: wiki/topology.mmd\n",
+    );
+    write(
+        &dev,
+        "wiki/topology.mmd",
+        "graph LR\n  project[\"{{project.name}}\"]\n  count[\"{{modules.count}} modules, {{languages}}\"]\n  project --> count\n",
+    );
+    let dev_arg = dev.display().to_string();
+    let out = wiki(
+        &sb,
+        None,
+        &["--no-llm", "--diagrams", "dot", "--skills", &dev_arg],
+    );
+    ok(&out);
+    let dir = sb.project.path().join("docs/wiki");
+    let all = files(&dir);
+    let page = &all["skill-contributed/runbook-deployment-topology.md"];
+    let name = sb
+        .project
+        .path()
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
+    assert!(
+        page.starts_with("# Deployment topology (runbook)\n"),
+        "{page}"
+    );
+    assert!(
+        page.contains(&format!("  project[\"{name}\"]\n")) && page.contains("8 modules, "),
+        "{page}"
+    );
+    // Mermaid whatever --diagrams is; the generator's own diagrams are DOT.
+    let mermaid = blocks(&all, "mermaid");
+    assert_eq!(mermaid.len(), 1, "{mermaid:?}");
+    for r in mermaid_parse_all(&mermaid).expect("mermaid") {
+        r.unwrap_or_else(|e| panic!("the skill's diagram does not parse: {e}\n{page}"));
+    }
+    diagrams_parse(&all, "dot");
+    assert!(
+        all["_index.md"].contains(
+            "[Deployment topology (runbook)](skill-contributed/runbook-deployment-topology.md)"
+        ),
+        "{}",
+        all["_index.md"]
+    );
+    check_links(&dir, &all);
+}

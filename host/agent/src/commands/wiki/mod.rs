@@ -16,6 +16,7 @@
 mod model;
 mod sections;
 mod security;
+mod select;
 mod tasks;
 mod test_run;
 mod tool;
@@ -53,7 +54,9 @@ pub const AFTER_HELP: &str = concat!(
     "3 the model provider failed or none is configured (use --no-llm).\n\n",
     "--test-report runs the project's tests through core-tools' exec: grant each runner, e.g. ",
     "--allow core-tools/shell:exec:cargo (shell:exec:go, shell:exec:pytest, shell:exec:npm); a ",
-    "runner without its grant is listed as not run on the page."
+    "runner without its grant is listed as not run on the page.\n\n",
+    "--skills NAME|DIR: only these skills contribute (sections, diagrams, analyzers, classifiers, ",
+    "hooks); without it every loaded skill does."
 );
 
 /// `agent wiki`.
@@ -299,6 +302,8 @@ pub async fn run(app: &mut App, args: WikiArgs) -> Result<u8> {
         .allow
         .extend(WIKI_GRANTS.iter().map(|g| (*g).to_string()));
     let config = app.config()?;
+    let skills = app.load_all()?;
+    let selection = select::Selection::of(app, &skills)?;
     let provider = if args.no_llm {
         None
     } else {
@@ -363,7 +368,7 @@ pub async fn run(app: &mut App, args: WikiArgs) -> Result<u8> {
     };
 
     stage(progress, "the security chapter (static engine)");
-    let report = security::audit(app)?;
+    let report = security::audit(app, &selection)?;
     stage(progress, "pages and diagrams");
     let mut all = pages::build(&project, &written.prose, opts.diagrams);
     all.extend(security::pages(&report));
@@ -388,10 +393,14 @@ pub async fn run(app: &mut App, args: WikiArgs) -> Result<u8> {
         .collect::<std::collections::BTreeSet<_>>()
         .into_iter()
         .collect();
-    let skills = app.load_all()?;
     extra.extend(
-        sections::contributed(&skills, &project.name, module_dirs, languages)
-            .map_err(|e| anyhow::anyhow!("{e}"))?,
+        sections::contributed(
+            &selection.of_skills(&skills),
+            &project.name,
+            module_dirs,
+            languages,
+        )
+        .map_err(|e| anyhow::anyhow!("{e}"))?,
     );
     if !extra.is_empty()
         && let Some(index) = all.iter_mut().find(|p| p.path == "_index.md")
@@ -406,7 +415,7 @@ pub async fn run(app: &mut App, args: WikiArgs) -> Result<u8> {
     let mut owned: Vec<(pages::Page, Option<String>)> =
         all.into_iter().map(|p| (p, None)).collect();
     owned.extend(extra);
-    let (all, problems) = sections::through_hooks(app, owned).await?;
+    let (all, problems) = sections::through_hooks(app, &selection, owned).await?;
     for p in &problems {
         eprintln!("warning: {p}");
     }

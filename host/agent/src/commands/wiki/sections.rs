@@ -15,21 +15,25 @@ use agent_wiki::pages::Page;
 use agent_wiki_sections::{Section, SectionDecision, TemplateContext};
 use anyhow::Result;
 
+use super::select::Selection;
 use crate::app::App;
 
-/// The contributed pages (`skill-contributed/<id>.md`) of the skills that
-/// declare `wiki.sections` with a template.
+/// The contributed pages of the skills that declare `wiki.sections` with a
+/// template (`skill-contributed/<id>.md`) or `wiki.diagrams`
+/// (`skill-contributed/<skill>-<type>.md`, one Mermaid block each, whatever
+/// `--diagrams` is).
 ///
 /// # Errors
 /// A template that cannot be read or rendered (naming skill, file, line).
 pub fn contributed(
-    skills: &[Skill],
+    skills: &[&Skill],
     name: &str,
     modules: Vec<(String, PathBuf)>,
     languages: Vec<String>,
 ) -> Result<Vec<(Page, Option<String>)>> {
     let with: Vec<&Skill> = skills
         .iter()
+        .copied()
         .filter(|s| s.manifest.wiki.is_some())
         .collect();
     let cx = TemplateContext {
@@ -39,7 +43,8 @@ pub fn contributed(
         values: Default::default(),
     };
     let sections = agent_wiki_sections::contributed_sections(&with, &cx)?;
-    Ok(sections
+    let diagrams = agent_wiki_sections::contributed_diagrams(&with, &cx)?;
+    let mut pages: Vec<(Page, Option<String>)> = sections
         .into_iter()
         .map(|s| {
             let body = if s.markdown.trim_start().starts_with("# ") {
@@ -54,7 +59,35 @@ pub fn contributed(
             };
             (page, s.skill)
         })
-        .collect())
+        .collect();
+    pages.extend(diagrams.into_iter().map(|d| {
+        let title = format!("{} ({})", words(&d.kind), d.skill);
+        let body = format!(
+            "# {title}\n\nA diagram of skill `{}` (Mermaid).\n\n```mermaid\n{}\n```\n",
+            d.skill, d.mermaid
+        );
+        let page = Page {
+            path: format!(
+                "skill-contributed/{}-{}.md",
+                agent_wiki_sections::section_id(&d.skill),
+                d.kind
+            ),
+            title,
+            body,
+        };
+        (page, Some(d.skill))
+    }));
+    Ok(pages)
+}
+
+/// `deployment-topology` → `Deployment topology`.
+fn words(kind: &str) -> String {
+    let text = kind.replace(['-', '_'], " ");
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => text,
+    }
 }
 
 /// Every page through the hooks; the hooks' problems are returned as
@@ -64,12 +97,15 @@ pub fn contributed(
 /// The skills or the runtime cannot be loaded.
 pub async fn through_hooks(
     app: &mut App,
+    selection: &Selection,
     pages: Vec<(Page, Option<String>)>,
 ) -> Result<(Vec<Page>, Vec<String>)> {
     let skills = Arc::new(app.load_all()?);
     let ctx = app.call_context("wiki")?;
     let runtime = app.runtime()?.clone();
-    let active: Vec<usize> = (0..skills.len()).collect();
+    let active: Vec<usize> = (0..skills.len())
+        .filter(|i| selection.takes_part(&skills[*i]))
+        .collect();
     let (hooks, mut problems) = HookSet::load(&runtime, &ctx, &skills, &active).await;
     if !hooks.listens(agent_runtime::HookPhase::OnBeforeWikiSection) {
         return Ok((pages.into_iter().map(|(p, _)| p).collect(), problems));
