@@ -935,3 +935,85 @@ fn a_skill_diagram_is_rendered_as_mermaid_whatever_the_diagram_format() {
     );
     check_links(&dir, &all);
 }
+
+#[test]
+fn analyzers_run_as_workflows_and_their_failures_are_on_the_page() {
+    let sb = sandbox();
+    project(&sb);
+    let dev = sb.home.path().join("dev/k8s");
+    let component = std::fs::read(build_guest("guest-wiki-analyzer")).expect("guest");
+    write_skill(
+        &dev,
+        "name: k8s\nversion: 0.1.0\ndescription: wiki analyzers\ntypes: [workflow]\nimplementation:\n  component: skill.wasm\nwiki:\n  sections:\n    - title: \"Cluster\"\n      template: wiki/cluster.md\n      analyzer: k8s-facts\n    - title: \"Cluster Facts\"\n      analyzer: k8s-facts\n    - title: \"Nested\"\n      template: wiki/cluster.md\n      analyzer: nested\n    - title: \"Broken\"\n      analyzer: broken\n    - title: \"Missing\"\n      analyzer: no-such\n",
+        &component,
+        None,
+    );
+    write(
+        &dev,
+        "wiki/cluster.md",
+        "{{analyzer.project}} runs {{ analyzer.replicas }} replicas of {{analyzer.modules}} modules; python: {{analyzer.python}}.\n",
+    );
+    let dev_arg = dev.display().to_string();
+    let dir = sb.project.path().join("docs/wiki");
+    let page = |id: &str| {
+        std::fs::read_to_string(dir.join(format!("skill-contributed/{id}.md"))).expect("page")
+    };
+
+    // An unsigned development copy takes part only with --allow-unsigned.
+    let out = wiki(&sb, None, &["--no-llm", "--skills", &dev_arg]);
+    let (_, stderr) = text(&out);
+    assert!(stderr.contains("--allow-unsigned"), "{stderr}");
+    assert!(!dir.join("skill-contributed/cluster.md").exists());
+
+    let out = wiki(
+        &sb,
+        None,
+        &["--no-llm", "--allow-unsigned", "--skills", &dev_arg],
+    );
+    let stdout = ok(&out);
+    let (_, stderr) = text(&out);
+    let name = sb
+        .project
+        .path()
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
+    // The workflow got the project, its 8 modules and its languages.
+    assert_eq!(
+        page("cluster"),
+        format!("# Cluster\n\n{name} runs 3 replicas of 8 modules; python: true.\n")
+    );
+    assert!(
+        page("cluster-facts").contains("| `analyzer.replicas` | 3 |"),
+        "{}",
+        page("cluster-facts")
+    );
+    // Failures: the page says which skill, which workflow, what; a warning
+    // says the same; the wiki is written.
+    for (id, problem) in [
+        (
+            "nested",
+            "skill `k8s`: analyzer `nested`: key `cluster` is an object: only strings, numbers and booleans can be template variables",
+        ),
+        ("broken", "skill `k8s`: analyzer `broken`: failed: "),
+        (
+            "missing",
+            "skill `k8s`: analyzer `no-such`: not exported: the component has no such workflow (its workflows: k8s-facts, nested, broken)",
+        ),
+    ] {
+        let text = page(id);
+        assert!(
+            text.contains(&format!("*This section could not be written: {problem}")),
+            "{text}"
+        );
+        let title = text.lines().next().unwrap_or("").trim_start_matches("# ");
+        assert!(
+            stderr.contains(&format!("warning: wiki section `{title}`: {problem}")),
+            "{stderr}"
+        );
+    }
+    assert!(page("broken").contains("no cluster manifests found"));
+    assert!(stdout.contains("wiki: "), "{stdout}");
+    check_links(&dir, &files(&dir));
+}

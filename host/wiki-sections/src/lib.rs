@@ -99,24 +99,43 @@ pub fn contributed_sections(
 ) -> Result<Vec<Section>, SectionError> {
     let mut sections = Vec::new();
     for skill in skills {
-        let manifest = &skill.manifest;
-        let Some(wiki) = &manifest.wiki else { continue };
+        let Some(wiki) = &skill.manifest.wiki else {
+            continue;
+        };
         for entry in &wiki.sections {
-            let Some(file) = &entry.template else {
-                continue;
-            };
-            let text = read_template(skill, file)?;
-            let version = manifest.version.to_string();
-            let source = template::Source {
-                skill: skill.name(),
-                version: &version,
-                file,
-            };
-            let markdown = template::render(&text, &source, cx)?;
-            sections.push(Section::new(&entry.title, Some(skill.name()), markdown));
+            sections.extend(render_section(skill, entry, cx)?);
         }
     }
     Ok(sections)
+}
+
+/// One `wiki.sections[]` entry of `skill` rendered with `cx` (the wiki
+/// generator adds the entry's analyzer output to `cx.values`); `None` when
+/// the entry has no template.
+///
+/// # Errors
+/// The template cannot be read or rendered.
+pub fn render_section(
+    skill: &Skill,
+    entry: &agent_manifest::WikiSection,
+    cx: &TemplateContext,
+) -> Result<Option<Section>, SectionError> {
+    let Some(file) = &entry.template else {
+        return Ok(None);
+    };
+    let text = read_template(skill, file)?;
+    let version = skill.manifest.version.to_string();
+    let source = template::Source {
+        skill: skill.name(),
+        version: &version,
+        file,
+    };
+    let markdown = template::render(&text, &source, cx)?;
+    Ok(Some(Section::new(
+        &entry.title,
+        Some(skill.name()),
+        markdown,
+    )))
 }
 
 /// A diagram a skill contributes (`wiki.diagrams[]`): its Mermaid source,

@@ -13,6 +13,7 @@
 //! 6.   Files in the chosen format, only the changed ones rewritten, with
 //!      the state for the next `--incremental` run ([`agent_wiki::state`]).
 
+mod analyzer;
 mod model;
 mod sections;
 mod security;
@@ -393,15 +394,18 @@ pub async fn run(app: &mut App, args: WikiArgs) -> Result<u8> {
         .collect::<std::collections::BTreeSet<_>>()
         .into_iter()
         .collect();
-    extra.extend(
-        sections::contributed(
-            &selection.of_skills(&skills),
-            &project.name,
-            module_dirs,
-            languages,
-        )
-        .map_err(|e| anyhow::anyhow!("{e}"))?,
-    );
+    let (contributed, warnings) = sections::contributed(
+        app,
+        &selection.of_skills(&skills),
+        &project.name,
+        module_dirs,
+        languages,
+    )
+    .await?;
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    extra.extend(contributed);
     if !extra.is_empty()
         && let Some(index) = all.iter_mut().find(|p| p.path == "_index.md")
     {

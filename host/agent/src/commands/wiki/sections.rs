@@ -18,48 +18,94 @@ use anyhow::Result;
 use super::select::Selection;
 use crate::app::App;
 
-/// The contributed pages of the skills that declare `wiki.sections` with a
-/// template (`skill-contributed/<id>.md`) or `wiki.diagrams`
-/// (`skill-contributed/<skill>-<type>.md`, one Mermaid block each, whatever
-/// `--diagrams` is).
+/// The contributed pages of the skills that declare `wiki.sections`
+/// (`skill-contributed/<id>.md`: the template rendered with the analyzer's
+/// variables, if it has one; an analyzer alone gives a table of its
+/// values) or `wiki.diagrams` (`skill-contributed/<skill>-<type>.md`, one
+/// Mermaid block each, whatever `--diagrams` is). An analyzer that fails
+/// or is not exported is a warning (returned) and its section's page says
+/// so; the wiki is still written.
 ///
 /// # Errors
-/// A template that cannot be read or rendered (naming skill, file, line).
-pub fn contributed(
+/// A template that cannot be read or rendered (naming skill, file, line);
+/// the runtime cannot be started.
+pub async fn contributed(
+    app: &mut App,
     skills: &[&Skill],
     name: &str,
     modules: Vec<(String, PathBuf)>,
     languages: Vec<String>,
-) -> Result<Vec<(Page, Option<String>)>> {
+) -> Result<(Vec<(Page, Option<String>)>, Vec<String>)> {
     let with: Vec<&Skill> = skills
         .iter()
         .copied()
         .filter(|s| s.manifest.wiki.is_some())
         .collect();
+    let input = super::analyzer::input(name, &modules, &languages);
     let cx = TemplateContext {
         project_name: name.to_string(),
         modules,
         languages,
         values: Default::default(),
     };
-    let sections = agent_wiki_sections::contributed_sections(&with, &cx)?;
-    let diagrams = agent_wiki_sections::contributed_diagrams(&with, &cx)?;
-    let mut pages: Vec<(Page, Option<String>)> = sections
-        .into_iter()
-        .map(|s| {
-            let body = if s.markdown.trim_start().starts_with("# ") {
-                s.markdown
-            } else {
-                format!("# {}\n\n{}", s.title, s.markdown)
+    let mut warnings = Vec::new();
+    let mut pages: Vec<(Page, Option<String>)> = Vec::new();
+    let needs_runtime = with.iter().any(|s| {
+        s.manifest
+            .wiki
+            .iter()
+            .flat_map(|w| &w.sections)
+            .any(|e| e.analyzer.is_some())
+    });
+    let run = if needs_runtime {
+        Some((app.runtime()?.clone(), app.call_context("wiki")?))
+    } else {
+        None
+    };
+    for skill in &with {
+        let Some(wiki) = &skill.manifest.wiki else {
+            continue;
+        };
+        for entry in &wiki.sections {
+            let values = match (&entry.analyzer, &run) {
+                (Some(workflow), Some((runtime, ctx))) => {
+                    super::analyzer::run(runtime, ctx, skill, workflow, &input).await
+                }
+                _ => Ok(Default::default()),
+            };
+            let body = match values {
+                Err(problem) => {
+                    let body = format!(
+                        "# {}\n\n*This section could not be written: {problem}.*\n",
+                        entry.title
+                    );
+                    warnings.push(format!("wiki section `{}`: {problem}", entry.title));
+                    body
+                }
+                Ok(values) => {
+                    let cx = TemplateContext {
+                        values: values.clone(),
+                        ..cx.clone()
+                    };
+                    match agent_wiki_sections::render_section(skill, entry, &cx)? {
+                        Some(s) if s.markdown.trim_start().starts_with("# ") => s.markdown,
+                        Some(s) => format!("# {}\n\n{}", s.title, s.markdown),
+                        None => values_table(&entry.title, &values),
+                    }
+                }
             };
             let page = Page {
-                path: format!("skill-contributed/{}.md", s.id),
-                title: s.title,
+                path: format!(
+                    "skill-contributed/{}.md",
+                    agent_wiki_sections::section_id(&entry.title)
+                ),
+                title: entry.title.clone(),
                 body,
             };
-            (page, s.skill)
-        })
-        .collect();
+            pages.push((page, Some(skill.name().to_string())));
+        }
+    }
+    let diagrams = agent_wiki_sections::contributed_diagrams(&with, &cx)?;
     pages.extend(diagrams.into_iter().map(|d| {
         let title = format!("{} ({})", words(&d.kind), d.skill);
         let body = format!(
@@ -77,7 +123,19 @@ pub fn contributed(
         };
         (page, Some(d.skill))
     }));
-    Ok(pages)
+    Ok((pages, warnings))
+}
+
+/// An analyzer-only section: its values as a table.
+fn values_table(title: &str, values: &std::collections::BTreeMap<String, String>) -> String {
+    let mut b = format!("# {title}\n\n| Variable | Value |\n|---|---|\n");
+    for (k, v) in values {
+        b.push_str(&format!(
+            "| `{k}` | {} |\n",
+            v.replace('|', "\\|").replace(['\n', '\r'], " ")
+        ));
+    }
+    b
 }
 
 /// `deployment-topology` → `Deployment topology`.
