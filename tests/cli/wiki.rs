@@ -1017,3 +1017,64 @@ fn analyzers_run_as_workflows_and_their_failures_are_on_the_page() {
     assert!(stdout.contains("wiki: "), "{stdout}");
     check_links(&dir, &files(&dir));
 }
+
+#[test]
+fn a_skills_file_classifiers_change_the_classes_and_the_pages() {
+    let sb = sandbox();
+    project(&sb);
+    let dir = sb.project.path().join("docs/wiki");
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).expect("page");
+
+    // The generator's own rules: report's lib.rs is source, untested.
+    ok(&wiki(&sb, None, &["--no-llm"]));
+    assert!(
+        read("modules/report.md").contains("| `crates/report/src/lib.rs` | source |"),
+        "{}",
+        read("modules/report.md")
+    );
+    assert!(read("testing/testing-gaps.md").contains("[report]"));
+    assert!(
+        read("modules/_index.md").contains("| `crates/report` | 2 | 6 |"),
+        "{}",
+        read("modules/_index.md")
+    );
+
+    // A skill's classifiers come first: crates/report is generated code,
+    // web/src/util.ts a test file.
+    let dev = sb.home.path().join("dev/codegen");
+    wiki_skill(
+        &dev,
+        "codegen",
+        "Code Generation",
+        "Generated code is not documented.\n",
+        "  classifiers:\n    - pattern: \"crates/report/**\"\n      class: generated\n    - pattern: \"**/util.ts\"\n      class: test\n    - pattern: \"crates/**\"\n      class: docs\n",
+    );
+    let dev_arg = dev.display().to_string();
+    ok(&wiki(&sb, None, &["--no-llm", "--skills", &dev_arg]));
+    let report = read("modules/report.md");
+    assert!(
+        report.contains("| `crates/report/src/lib.rs` | generated |"),
+        "{report}"
+    );
+    // The first match wins: crates/report is not docs.
+    assert!(!report.contains("| docs |"), "{report}");
+    assert!(
+        read("modules/_index.md").contains("| `crates/report` | 2 | 0 |"),
+        "{}",
+        read("modules/_index.md")
+    );
+    assert!(
+        !read("testing/testing-gaps.md").contains("[report]"),
+        "{}",
+        read("testing/testing-gaps.md")
+    );
+    assert!(
+        read("testing/coverage-report.md").contains("| [web-ui](../modules/web-ui.md) | 1 |"),
+        "{}",
+        read("testing/coverage-report.md")
+    );
+    assert!(read("modules/web-ui.md").contains("| `web/src/util.ts` | test |"));
+    // Another skill's classifiers do not apply when --skills leaves it out.
+    ok(&wiki(&sb, None, &["--no-llm"]));
+    assert!(read("modules/report.md").contains("| `crates/report/src/lib.rs` | source |"));
+}

@@ -321,7 +321,8 @@ pub async fn run(app: &mut App, args: WikiArgs) -> Result<u8> {
 
     stage(progress, "scanning the project (tree-sitter)");
     let skip = opts.output.canonicalize().ok();
-    let project = project::analyse(&opts.root, skip.as_deref())
+    let classifiers = selection.classifiers(&skills)?;
+    let project = project::analyse_with(&opts.root, skip.as_deref(), &classifiers)
         .with_context(|| format!("reading {}", opts.root.display()))?;
     stage(
         progress,

@@ -11,9 +11,11 @@
 //!   built-ins the wiki runs on (`wiki-base`, `security-base`,
 //!   `core-tools`) are used whatever the selection.
 
-use agent_manifest::Manifest;
+use agent_manifest::{Manifest, WikiFileClass};
 use agent_runtime::Skill;
 use agent_runtime::inspect::ExportKind;
+use agent_wiki::classifiers::Classifiers;
+use agent_wiki::modules::FileClass;
 use anyhow::Result;
 
 use crate::app::App;
@@ -78,6 +80,31 @@ impl Selection {
     /// taking part.
     pub fn for_security(&self, skill: &Skill) -> bool {
         skill.origin == agent_runtime::Origin::Builtin || self.takes_part(skill)
+    }
+
+    /// The file classifiers of the skills taking part, in skill order then
+    /// manifest order (the first match wins).
+    ///
+    /// # Errors
+    /// A pattern that is not a glob (the manifest checks them at load).
+    pub fn classifiers(&self, skills: &[Skill]) -> Result<Classifiers> {
+        let mut rules = Vec::new();
+        for skill in self.of_skills(skills) {
+            let Some(wiki) = &skill.manifest.wiki else {
+                continue;
+            };
+            for c in &wiki.classifiers {
+                let class = match c.class {
+                    WikiFileClass::Source => FileClass::Source,
+                    WikiFileClass::Test => FileClass::Test,
+                    WikiFileClass::Config => FileClass::Config,
+                    WikiFileClass::Docs => FileClass::Docs,
+                    WikiFileClass::Generated => FileClass::Generated,
+                };
+                rules.push((c.pattern.clone(), class));
+            }
+        }
+        Classifiers::new(&rules).map_err(|e| anyhow::anyhow!("wiki.classifiers: {e}"))
     }
 
     /// The skills taking part, in load order.
