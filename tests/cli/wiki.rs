@@ -1078,3 +1078,34 @@ fn a_skills_file_classifiers_change_the_classes_and_the_pages() {
     ok(&wiki(&sb, None, &["--no-llm"]));
     assert!(read("modules/report.md").contains("| `crates/report/src/lib.rs` | source |"));
 }
+
+#[test]
+fn skills_with_a_model_the_selected_skill_contributes_and_the_model_writes() {
+    let sb = sandbox();
+    project(&sb);
+    let dev = sb.home.path().join("dev/runbook");
+    wiki_skill(&dev, "runbook", "Runbook", "Run it.\n", "");
+    let replies: Vec<Reply> = SUMMARIES
+        .iter()
+        .flat_map(|name| {
+            section(
+                Wire::Anthropic,
+                &format!("summary:{name}"),
+                &summary(name, "v2"),
+            )
+        })
+        .collect();
+    let (_rt, server) = served(replies);
+    let dev_arg = dev.display().to_string();
+    let out = wiki(
+        &sb,
+        Some(&server),
+        &["--depth", "quick", "--skills", &dev_arg],
+    );
+    let stdout = ok(&out);
+    assert!(stdout.contains("model: 14 requests made"), "{stdout}");
+    let dir = sb.project.path().join("docs/wiki");
+    let store = std::fs::read_to_string(dir.join("modules/wiki-store.md")).expect("page");
+    assert!(store.contains("Keeps items in a `Store`"), "{store}");
+    assert!(dir.join("skill-contributed/runbook.md").is_file());
+}
