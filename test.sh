@@ -117,7 +117,7 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 say "clippy (guests for wasm32-wasip2)"
 cargo clippy --locked --target wasm32-wasip2 --target-dir target/guests \
   -p code-review \
-  -p agent-skill-sdk -p core-tools -p git-skill -p security-base -p rust-hello -p hipaa-compliance -p kubernetes -p rfc-writer -p guest-hostile -p guest-sockets -p guest-later -p guest-hooks -p guest-hook-only -p guest-prompt -p guest-workflow -p guest-transform -p guest-fetcher -p guest-scan-hook -p guest-exec-hostile -p guest-git-hostile -p guest-fs-hostile -p guest-syntax-hostile -p guest-budget -p guest-self-edit -p log-analysis-skill -p security-deep-skill -p wiki-base-skill -- -D warnings
+  -p agent-skill-sdk -p core-tools -p git-skill -p security-base -p rust-hello -p hipaa-compliance -p kubernetes -p rfc-writer -p guest-hostile -p guest-sockets -p guest-later -p guest-hooks -p guest-hook-only -p guest-prompt -p guest-workflow -p guest-transform -p guest-fetcher -p guest-scan-hook -p guest-exec-hostile -p guest-git-hostile -p guest-fs-hostile -p guest-syntax-hostile -p guest-budget -p guest-self-edit -p guest-wiki-analyzer -p log-analysis-skill -p security-deep-skill -p wiki-base-skill -- -D warnings
 # the Xcode build-log parser (a library the apple-dev component links)
 cargo clippy --locked --target wasm32-wasip2 --target-dir target/guests -p xcode-log -- -D warnings
 cargo clippy --locked --target wasm32-wasip2 --target-dir target/guests -p apple-dev -- -D warnings

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the runtime benchmarks (release) and prints the medians.
 #
-#   tests/bench.sh                 # benches/runtime.rs, agent_loop.rs, languages.rs
+#   tests/bench.sh                 # benches/runtime.rs, agent_loop.rs, languages.rs, wiki.rs
 #   tests/bench.sh warm_call       # a criterion filter
 #   KNOBS=1 tests/bench.sh         # also benches/wasmtime_knobs.rs (what-ifs)
 #   HYPERFINE=1 tests/bench.sh process   # cross-check `agent skill list` with hyperfine
@@ -19,6 +19,9 @@ cargo bench -p agent-tests --bench agent_loop -- "$@"
 # (needs the toolchains ./test.sh installs: target/pyenv/bin and ~/.cargo/bin on PATH).
 PATH="$PWD/target/pyenv/bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH" \
     cargo bench -p agent-tests --bench languages -- "$@"
+# The wiki on a generated 50k-line project: the host pipeline, and the release binary end to end
+# against an instant loopback model (docs/wiki.md, "Speed").
+AGENT_BIN="$PWD/target/release/agent" cargo bench -p agent-tests --bench wiki -- "$@"
 if [[ "${KNOBS:-}" == 1 ]]; then
     cargo bench -p agent-tests --bench wasmtime_knobs -- "$@"
 fi

@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 
 use agent_tests::model_server::{ModelServer, Reply, Wire, tokio_rt};
-use agent_tests::{Sandbox, text};
+use agent_tests::wiki_check::{d2_parse, dot_parse, hugo_build, mermaid_parse_all, mkdocs_build};
+use agent_tests::{Sandbox, build_guest, text, write_skill};
 use serde_json::{Value, json};
 
 use super::{code, git, ok, sandbox, write};
@@ -300,6 +301,43 @@ fn mermaid_edges(page: &str) -> BTreeSet<(String, String)> {
         .collect()
 }
 
+/// Every fenced block of `lang` in the files.
+fn blocks<'a>(all: &'a BTreeMap<String, String>, lang: &str) -> Vec<&'a str> {
+    let fence = format!("```{lang}\n");
+    all.values()
+        .flat_map(|t| {
+            t.split(fence.as_str())
+                .skip(1)
+                .map(|b| b.split("```").next().expect("block"))
+        })
+        .collect()
+}
+
+/// Every diagram block parses with the language's own parser (mermaid
+/// under node, Graphviz `dot`, `d2 validate`).
+fn diagrams_parse(all: &BTreeMap<String, String>, lang: &str) {
+    let found = blocks(all, lang);
+    assert!(found.len() >= 3, "{lang}: {} blocks", found.len());
+    match lang {
+        "mermaid" => {
+            let results = mermaid_parse_all(&found).expect("mermaid");
+            for (b, r) in found.iter().zip(results) {
+                r.unwrap_or_else(|e| panic!("mermaid block does not parse: {e}\n{b}"));
+            }
+        }
+        "dot" => {
+            for b in &found {
+                dot_parse(b).unwrap_or_else(|e| panic!("dot block does not parse: {e}\n{b}"));
+            }
+        }
+        _ => {
+            for b in &found {
+                d2_parse(b).unwrap_or_else(|e| panic!("d2 block does not parse: {e}\n{b}"));
+            }
+        }
+    }
+}
+
 fn expected_edges() -> BTreeSet<(String, String)> {
     EDGES
         .iter()
@@ -355,6 +393,7 @@ fn a_standard_wiki_with_a_model_that_invents_a_definition_and_an_edge() {
         assert!(all.contains_key(&f), "{f} missing; files: {:?}", all.keys());
     }
     check_links(&dir, &all);
+    diagrams_parse(&all, "mermaid");
 
     // The dependency diagram is the import graph: every edge, no other.
     assert_eq!(
@@ -512,7 +551,7 @@ fn every_format_writes_appendix_d_with_links_that_resolve() {
         ("mkdocs", "mermaid", "docs/", "index.md", "mkdocs.yml"),
         ("hugo", "dot", "content/", "_index.md", "hugo.toml"),
         ("docusaurus", "d2", "docs/", "index.md", "sidebars.js"),
-        ("raw-md", "dot", "", "_index.md", "glossary.md"),
+        ("raw-md", "mermaid", "", "_index.md", "glossary.md"),
     ] {
         let out_dir = format!("site-{format}");
         let out = wiki(
@@ -544,6 +583,12 @@ fn every_format_writes_appendix_d_with_links_that_resolve() {
             );
         }
         check_links(&dir, &all);
+        diagrams_parse(&all, diagrams);
+        match format {
+            "mkdocs" => mkdocs_build(&dir).unwrap_or_else(|e| panic!("mkdocs build --strict: {e}")),
+            "hugo" => hugo_build(&dir).unwrap_or_else(|e| panic!("hugo: {e}")),
+            _ => {}
+        }
         let index_page = &all[&format!("{prefix}{index}")];
         assert!(
             index_page.contains("Structural wiki"),
@@ -631,4 +676,436 @@ fn without_a_model_it_says_so_and_bad_flags_name_the_flag() {
     ok(&wiki(&sb, None, &["--no-llm"]));
     assert!(sb.project.path().join("site/hugo.toml").is_file());
     assert!(sb.project.path().join("site/content/_index.md").is_file());
+}
+
+#[test]
+fn the_test_report_runs_the_granted_runners_only() {
+    let sb = sandbox();
+    project(&sb);
+    // Without the grant: the page says the runner was not run and how to grant it.
+    let out = wiki(&sb, None, &["--no-llm", "--test-report"]);
+    ok(&out);
+    let page = std::fs::read_to_string(
+        sb.project
+            .path()
+            .join("docs/wiki/testing/test-execution.md"),
+    )
+    .expect("page");
+    assert!(
+        page.contains("grant it with `--allow core-tools/shell:exec:cargo`"),
+        "{page}"
+    );
+    assert!(
+        !sb.project.path().join("target").exists(),
+        "cargo ran without its grant"
+    );
+
+    // With it: cargo test ran; its one test is on the page.
+    let out = wiki(
+        &sb,
+        None,
+        &[
+            "--no-llm",
+            "--test-report",
+            "--allow",
+            "core-tools/shell:exec:cargo",
+        ],
+    );
+    ok(&out);
+    let page = std::fs::read_to_string(
+        sb.project
+            .path()
+            .join("docs/wiki/testing/test-execution.md"),
+    )
+    .expect("page");
+    assert!(page.contains("| cargo | 1 | 0 | 0 |"), "{page}");
+    assert!(!page.contains("Not run"), "{page}");
+    let index =
+        std::fs::read_to_string(sb.project.path().join("docs/wiki/_index.md")).expect("index");
+    assert!(
+        index.contains("[Test execution](testing/test-execution.md)"),
+        "{index}"
+    );
+}
+
+#[test]
+fn skills_contribute_sections_and_a_hook_rewrites_every_section() {
+    let sb = sandbox();
+    project(&sb);
+    let skills = sb.project.path().join(".agent/skills");
+    write(
+        &skills.join("notes"),
+        "SKILL.yaml",
+        "name: notes\nversion: 0.1.0\ndescription: deployment notes\ntypes: [prompt]\nprompt:\n  system_prompt_file: PROMPT.md\nwiki:\n  sections:\n    - title: \"Deployment Notes\"\n      template: wiki/notes.md\n",
+    );
+    write(&skills.join("notes"), "PROMPT.md", "Notes.\n");
+    write(
+        &skills.join("notes"),
+        "wiki/notes.md",
+        "{{project.name}} has {{modules.count}} modules.\n",
+    );
+    let out = wiki(&sb, None, &["--no-llm", "--allow-unsigned"]);
+    ok(&out);
+    let dir = sb.project.path().join("docs/wiki");
+    let page = std::fs::read_to_string(dir.join("skill-contributed/deployment-notes.md"))
+        .expect("contributed page");
+    let name = sb
+        .project
+        .path()
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
+    assert!(page.contains(&format!("{name} has 8 modules.")), "{page}");
+    check_links(&dir, &files(&dir));
+
+    // A hook on on_before_wiki_section replaces each section's Markdown.
+    let component = std::fs::read(build_guest("guest-hooks")).expect("guest-hooks");
+    write_skill(
+        &skills.join("rewriter"),
+        "name: rewriter\nversion: 0.1.0\ndescription: hook skill\ntypes: [prompt]\nprompt:\n  system_prompt_file: PROMPT.md\nimplementation:\n  component: skill.wasm\n",
+        &component,
+        None,
+    );
+    write(&skills.join("rewriter"), "PROMPT.md", "Hook.\n");
+    let file = sb.paths().config_file();
+    std::fs::create_dir_all(file.parent().expect("dir")).expect("mkdir");
+    std::fs::write(
+        &file,
+        "[skills.config.rewriter]\nphases = [\"on_before_wiki_section\"]\nstray_response = \"Rewritten by the hook.\"\n",
+    )
+    .expect("config");
+    let out = wiki(&sb, None, &["--no-llm", "--allow-unsigned"]);
+    ok(&out);
+    for f in [
+        "glossary.md",
+        "skill-contributed/deployment-notes.md",
+        "modules/wiki-store.md",
+    ] {
+        let t = std::fs::read_to_string(dir.join(f)).expect("page");
+        assert_eq!(t, "Rewritten by the hook.", "{f}");
+    }
+}
+
+/// A prompt skill at `dir` contributing one section, `title`, from
+/// `wiki/section.md` = `template` (and `more`: further `wiki:` entries).
+fn wiki_skill(dir: &Path, name: &str, title: &str, template: &str, more: &str) {
+    write(
+        dir,
+        "SKILL.yaml",
+        &format!(
+            "name: {name}\nversion: 0.1.0\ndescription: wiki test skill\ntypes: [prompt]\nprompt:\n  system_prompt_file: PROMPT.md\nwiki:\n  sections:\n    - title: \"{title}\"\n      template: wiki/section.md\n{more}"
+        ),
+    );
+    write(dir, "PROMPT.md", "Wiki test skill.\n");
+    write(dir, "wiki/section.md", template);
+}
+
+#[test]
+fn skills_chooses_the_skills_that_contribute() {
+    let sb = sandbox();
+    project(&sb);
+    let p = sb.project.path();
+    wiki_skill(
+        &p.join(".agent/skills/notes"),
+        "notes",
+        "Deployment Notes",
+        "Notes of {{project.name}}.\n",
+        "",
+    );
+    let dev = sb.home.path().join("dev/runbook");
+    wiki_skill(
+        &dev,
+        "runbook",
+        "Runbook",
+        "Run {{modules.count}} modules.\n",
+        "",
+    );
+    let dir = p.join("docs/wiki");
+    let notes = dir.join("skill-contributed/deployment-notes.md");
+    let runbook = dir.join("skill-contributed/runbook.md");
+
+    // Without --skills: every loaded skill (here the project's) takes part.
+    ok(&wiki(&sb, None, &["--no-llm", "--allow-unsigned"]));
+    assert!(notes.is_file());
+    assert!(!runbook.exists());
+
+    // --skills DIR: that development copy only (unsigned: --allow-unsigned).
+    let dev_arg = dev.display().to_string();
+    let out = wiki(
+        &sb,
+        None,
+        &["--no-llm", "--allow-unsigned", "--skills", &dev_arg],
+    );
+    ok(&out);
+    let page = std::fs::read_to_string(&runbook).expect("runbook page");
+    assert!(page.contains("Run 8 modules."), "{page}");
+    assert!(!notes.exists(), "a skill not named took part");
+    let index = std::fs::read_to_string(dir.join("_index.md")).expect("index");
+    assert!(
+        index.contains("(skill-contributed/runbook.md)") && !index.contains("deployment-notes"),
+        "{index}"
+    );
+
+    // --skills NAME: that loaded skill only.
+    ok(&wiki(
+        &sb,
+        None,
+        &["--no-llm", "--allow-unsigned", "--skills", "notes"],
+    ));
+    assert!(notes.is_file());
+    assert!(!runbook.exists());
+
+    // Bad names are usage errors naming the flag and the value.
+    let out = wiki(&sb, None, &["--no-llm", "--skills", "nosuch"]);
+    assert_eq!(code(&out), 2, "{}", text(&out).1);
+    assert!(
+        text(&out)
+            .1
+            .contains("--skills nosuch: no such skill is installed or loaded"),
+        "{}",
+        text(&out).1
+    );
+    let out = wiki(&sb, None, &["--no-llm", "--skills", "core-tools"]);
+    assert_eq!(code(&out), 2, "{}", text(&out).1);
+    assert!(
+        text(&out)
+            .1
+            .contains("--skills core-tools: gives a wiki nothing"),
+        "{}",
+        text(&out).1
+    );
+}
+
+#[test]
+fn a_skill_diagram_is_rendered_as_mermaid_whatever_the_diagram_format() {
+    let sb = sandbox();
+    project(&sb);
+    let dev = sb.home.path().join("dev/runbook");
+    wiki_skill(
+        &dev,
+        "runbook",
+        "Runbook",
+        "Run it.\n",
+        "  diagrams:\n    - type: deployment-topology\n      template: wiki/topology.mmd\n",
+    );
+    write(
+        &dev,
+        "wiki/topology.mmd",
+        "graph LR\n  project[\"{{project.name}}\"]\n  count[\"{{modules.count}} modules, {{languages}}\"]\n  project --> count\n",
+    );
+    let dev_arg = dev.display().to_string();
+    let out = wiki(
+        &sb,
+        None,
+        &["--no-llm", "--diagrams", "dot", "--skills", &dev_arg],
+    );
+    ok(&out);
+    let dir = sb.project.path().join("docs/wiki");
+    let all = files(&dir);
+    let page = &all["skill-contributed/runbook-deployment-topology.md"];
+    let name = sb
+        .project
+        .path()
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
+    assert!(
+        page.starts_with("# Deployment topology (runbook)\n"),
+        "{page}"
+    );
+    assert!(
+        page.contains(&format!("  project[\"{name}\"]\n")) && page.contains("8 modules, "),
+        "{page}"
+    );
+    // Mermaid whatever --diagrams is; the generator's own diagrams are DOT.
+    let mermaid = blocks(&all, "mermaid");
+    assert_eq!(mermaid.len(), 1, "{mermaid:?}");
+    for r in mermaid_parse_all(&mermaid).expect("mermaid") {
+        r.unwrap_or_else(|e| panic!("the skill's diagram does not parse: {e}\n{page}"));
+    }
+    diagrams_parse(&all, "dot");
+    assert!(
+        all["_index.md"].contains(
+            "[Deployment topology (runbook)](skill-contributed/runbook-deployment-topology.md)"
+        ),
+        "{}",
+        all["_index.md"]
+    );
+    check_links(&dir, &all);
+}
+
+#[test]
+fn analyzers_run_as_workflows_and_their_failures_are_on_the_page() {
+    let sb = sandbox();
+    project(&sb);
+    let dev = sb.home.path().join("dev/k8s");
+    let component = std::fs::read(build_guest("guest-wiki-analyzer")).expect("guest");
+    write_skill(
+        &dev,
+        "name: k8s\nversion: 0.1.0\ndescription: wiki analyzers\ntypes: [workflow]\nimplementation:\n  component: skill.wasm\nwiki:\n  sections:\n    - title: \"Cluster\"\n      template: wiki/cluster.md\n      analyzer: k8s-facts\n    - title: \"Cluster Facts\"\n      analyzer: k8s-facts\n    - title: \"Nested\"\n      template: wiki/cluster.md\n      analyzer: nested\n    - title: \"Broken\"\n      analyzer: broken\n    - title: \"Missing\"\n      analyzer: no-such\n",
+        &component,
+        None,
+    );
+    write(
+        &dev,
+        "wiki/cluster.md",
+        "{{analyzer.project}} runs {{ analyzer.replicas }} replicas of {{analyzer.modules}} modules; python: {{analyzer.python}}.\n",
+    );
+    let dev_arg = dev.display().to_string();
+    let dir = sb.project.path().join("docs/wiki");
+    let page = |id: &str| {
+        std::fs::read_to_string(dir.join(format!("skill-contributed/{id}.md"))).expect("page")
+    };
+
+    // An unsigned development copy takes part only with --allow-unsigned.
+    let out = wiki(&sb, None, &["--no-llm", "--skills", &dev_arg]);
+    let (_, stderr) = text(&out);
+    assert!(stderr.contains("--allow-unsigned"), "{stderr}");
+    assert!(!dir.join("skill-contributed/cluster.md").exists());
+
+    let out = wiki(
+        &sb,
+        None,
+        &["--no-llm", "--allow-unsigned", "--skills", &dev_arg],
+    );
+    let stdout = ok(&out);
+    let (_, stderr) = text(&out);
+    let name = sb
+        .project
+        .path()
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
+    // The workflow got the project, its 8 modules and its languages.
+    assert_eq!(
+        page("cluster"),
+        format!("# Cluster\n\n{name} runs 3 replicas of 8 modules; python: true.\n")
+    );
+    assert!(
+        page("cluster-facts").contains("| `analyzer.replicas` | 3 |"),
+        "{}",
+        page("cluster-facts")
+    );
+    // Failures: the page says which skill, which workflow, what; a warning
+    // says the same; the wiki is written.
+    for (id, problem) in [
+        (
+            "nested",
+            "skill `k8s`: analyzer `nested`: key `cluster` is an object: only strings, numbers and booleans can be template variables",
+        ),
+        ("broken", "skill `k8s`: analyzer `broken`: failed: "),
+        (
+            "missing",
+            "skill `k8s`: analyzer `no-such`: not exported: the component has no such workflow (its workflows: k8s-facts, nested, broken)",
+        ),
+    ] {
+        let text = page(id);
+        assert!(
+            text.contains(&format!("*This section could not be written: {problem}")),
+            "{text}"
+        );
+        let title = text.lines().next().unwrap_or("").trim_start_matches("# ");
+        assert!(
+            stderr.contains(&format!("warning: wiki section `{title}`: {problem}")),
+            "{stderr}"
+        );
+    }
+    assert!(page("broken").contains("no cluster manifests found"));
+    assert!(stdout.contains("wiki: "), "{stdout}");
+    check_links(&dir, &files(&dir));
+}
+
+#[test]
+fn a_skills_file_classifiers_change_the_classes_and_the_pages() {
+    let sb = sandbox();
+    project(&sb);
+    let dir = sb.project.path().join("docs/wiki");
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).expect("page");
+
+    // The generator's own rules: report's lib.rs is source, untested.
+    ok(&wiki(&sb, None, &["--no-llm"]));
+    assert!(
+        read("modules/report.md").contains("| `crates/report/src/lib.rs` | source |"),
+        "{}",
+        read("modules/report.md")
+    );
+    assert!(read("testing/testing-gaps.md").contains("[report]"));
+    assert!(
+        read("modules/_index.md").contains("| `crates/report` | 2 | 6 |"),
+        "{}",
+        read("modules/_index.md")
+    );
+
+    // A skill's classifiers come first: crates/report is generated code,
+    // web/src/util.ts a test file.
+    let dev = sb.home.path().join("dev/codegen");
+    wiki_skill(
+        &dev,
+        "codegen",
+        "Code Generation",
+        "Generated code is not documented.\n",
+        "  classifiers:\n    - pattern: \"crates/report/**\"\n      class: generated\n    - pattern: \"**/util.ts\"\n      class: test\n    - pattern: \"crates/**\"\n      class: docs\n",
+    );
+    let dev_arg = dev.display().to_string();
+    ok(&wiki(&sb, None, &["--no-llm", "--skills", &dev_arg]));
+    let report = read("modules/report.md");
+    assert!(
+        report.contains("| `crates/report/src/lib.rs` | generated |"),
+        "{report}"
+    );
+    // The first match wins: crates/report is not docs.
+    assert!(!report.contains("| docs |"), "{report}");
+    assert!(
+        read("modules/_index.md").contains("| `crates/report` | 2 | 0 |"),
+        "{}",
+        read("modules/_index.md")
+    );
+    assert!(
+        !read("testing/testing-gaps.md").contains("[report]"),
+        "{}",
+        read("testing/testing-gaps.md")
+    );
+    assert!(
+        read("testing/coverage-report.md").contains("| [web-ui](../modules/web-ui.md) | 1 |"),
+        "{}",
+        read("testing/coverage-report.md")
+    );
+    assert!(read("modules/web-ui.md").contains("| `web/src/util.ts` | test |"));
+    // Another skill's classifiers do not apply when --skills leaves it out.
+    ok(&wiki(&sb, None, &["--no-llm"]));
+    assert!(read("modules/report.md").contains("| `crates/report/src/lib.rs` | source |"));
+}
+
+#[test]
+fn skills_with_a_model_the_selected_skill_contributes_and_the_model_writes() {
+    let sb = sandbox();
+    project(&sb);
+    let dev = sb.home.path().join("dev/runbook");
+    wiki_skill(&dev, "runbook", "Runbook", "Run it.\n", "");
+    let replies: Vec<Reply> = SUMMARIES
+        .iter()
+        .flat_map(|name| {
+            section(
+                Wire::Anthropic,
+                &format!("summary:{name}"),
+                &summary(name, "v2"),
+            )
+        })
+        .collect();
+    let (_rt, server) = served(replies);
+    let dev_arg = dev.display().to_string();
+    let out = wiki(
+        &sb,
+        Some(&server),
+        &["--depth", "quick", "--skills", &dev_arg],
+    );
+    let stdout = ok(&out);
+    assert!(stdout.contains("model: 14 requests made"), "{stdout}");
+    let dir = sb.project.path().join("docs/wiki");
+    let store = std::fs::read_to_string(dir.join("modules/wiki-store.md")).expect("page");
+    assert!(store.contains("Keeps items in a `Store`"), "{store}");
+    assert!(dir.join("skill-contributed/runbook.md").is_file());
 }

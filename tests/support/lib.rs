@@ -217,6 +217,7 @@ pub fn text(output: &Output) -> (String, String) {
 pub mod mcp_http;
 pub mod model_server;
 pub mod wiki_check;
+pub mod wiki_project;
 
 /// Copies directory `from` into `to`, recursively (created as needed).
 pub fn copy_tree(from: &Path, to: &Path) {

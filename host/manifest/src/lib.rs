@@ -38,7 +38,8 @@ pub use host::HostPattern;
 pub use manifest::{
     Compatibility, ConstraintsDecl, DEFAULT_MAX_CONTEXT_TOKENS, Dependency, Implementation,
     MANIFEST_FILE, MAX_MANIFEST_BYTES, Manifest, Mode, Platform, PromptConfig, ScannerDecl,
-    SecurityRules, SkillType, ToolDecl, ToolFiles, Triggers, Wiki, WikiDiagram, WikiSection,
+    SecurityRules, SkillType, ToolDecl, ToolFiles, Triggers, Wiki, WikiClassifier, WikiDiagram,
+    WikiFileClass, WikiSection,
 };
 pub use origin::{Origin, origin};
 pub use permission::{Permission, UnknownPermission};

@@ -366,6 +366,56 @@ pub struct WikiDiagram {
     pub template: PathBuf,
 }
 
+/// The class a skill's classifier gives a project file
+/// (`wiki.classifiers[].class`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WikiFileClass {
+    /// Program source.
+    Source,
+    /// Tests.
+    Test,
+    /// Build and tool configuration.
+    Config,
+    /// Documentation.
+    Docs,
+    /// Generated code.
+    Generated,
+}
+
+impl WikiFileClass {
+    /// Every class, by name.
+    pub const ALL: [(&'static str, WikiFileClass); 5] = [
+        ("source", WikiFileClass::Source),
+        ("test", WikiFileClass::Test),
+        ("config", WikiFileClass::Config),
+        ("docs", WikiFileClass::Docs),
+        ("generated", WikiFileClass::Generated),
+    ];
+
+    /// Its name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WikiFileClass::Source => "source",
+            WikiFileClass::Test => "test",
+            WikiFileClass::Config => "config",
+            WikiFileClass::Docs => "docs",
+            WikiFileClass::Generated => "generated",
+        }
+    }
+}
+
+/// A file classifier the skill adds to generated wikis
+/// (`wiki.classifiers[]`): project files matching `pattern` are of `class`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WikiClassifier {
+    /// A glob over the file's path relative to the project root, `/`-separated
+    /// (validated with `globset`), e.g. `gen/**` or `**/*_spec.rb`.
+    pub pattern: String,
+    /// The class those files get.
+    pub class: WikiFileClass,
+}
+
 /// Wiki contributions (`wiki`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Wiki {
@@ -373,6 +423,10 @@ pub struct Wiki {
     pub sections: Vec<WikiSection>,
     /// Extra diagrams.
     pub diagrams: Vec<WikiDiagram>,
+    /// File classifiers, tried before the generator's own rules (first
+    /// match wins).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub classifiers: Vec<WikiClassifier>,
 }
 
 /// Where the skill runs (`compatibility`).

@@ -15,7 +15,7 @@ use crate::host::HostPattern;
 use crate::manifest::{
     Compatibility, ConstraintsDecl, DEFAULT_MAX_CONTEXT_TOKENS, Dependency, Implementation,
     Manifest, Mode, Platform, PromptConfig, ScannerDecl, SecurityRules, SkillType, ToolDecl,
-    ToolFiles, Triggers, Wiki, WikiDiagram, WikiSection,
+    ToolFiles, Triggers, Wiki, WikiClassifier, WikiDiagram, WikiFileClass, WikiSection,
 };
 use crate::permission::Permission;
 use crate::rules;
@@ -936,7 +936,7 @@ fn security_rules(cx: &Cx<'_>, at: &At<'_>) -> Result<SecurityRules> {
 }
 
 fn wiki(cx: &Cx<'_>, at: &At<'_>) -> Result<Wiki> {
-    let fields = cx.map(at, &["sections", "diagrams"])?;
+    let fields = cx.map(at, &["sections", "diagrams", "classifiers"])?;
     let mut sections = Vec::new();
     for at in cx.opt_list(&fields, "sections")? {
         let item = cx.map(&at, &["title", "template", "analyzer"])?;
@@ -984,7 +984,46 @@ fn wiki(cx: &Cx<'_>, at: &At<'_>) -> Result<Wiki> {
         let template = cx.path(&template_at)?;
         diagrams.push(WikiDiagram { kind, template });
     }
-    Ok(Wiki { sections, diagrams })
+    let mut classifiers = Vec::new();
+    for at in cx.opt_list(&fields, "classifiers")? {
+        let item = cx.map(&at, &["pattern", "class"])?;
+        let pattern_at = item.required(
+            cx,
+            "pattern",
+            "a glob of project files, relative to the project root, e.g. `gen/**`",
+        )?;
+        let pattern = cx.line_text(&pattern_at, "a glob of project files, e.g. `gen/**`")?;
+        globset::Glob::new(&pattern).map_err(|e| {
+            cx.at_err(
+                &pattern_at,
+                format!("`{pattern}` is not a valid glob: {}", e.kind()),
+            )
+        })?;
+        let class_at = item.required(
+            cx,
+            "class",
+            "the files' class: source, test, config, docs or generated",
+        )?;
+        let name = cx.string(&class_at)?;
+        let class = WikiFileClass::ALL
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, c)| *c)
+            .ok_or_else(|| {
+                cx.at_err(
+                    &class_at,
+                    format!(
+                        "`{name}` is not a file class (expected one of: source, test, config, docs, generated)"
+                    ),
+                )
+            })?;
+        classifiers.push(WikiClassifier { pattern, class });
+    }
+    Ok(Wiki {
+        sections,
+        diagrams,
+        classifiers,
+    })
 }
 
 /// The value under `key` of the mapping at `at`, without checking keys.

@@ -185,6 +185,7 @@ fn kubernetes_example_parses_with_every_field() {
                 kind: "deployment-topology".into(),
                 template: PathBuf::from("wiki/deployment-diagram.mermaid.tmpl"),
             }],
+            classifiers: Vec::new(),
         })
     );
     assert_eq!(
@@ -1105,6 +1106,46 @@ fn max_context_tokens_is_a_positive_number() {
         Some(9),
         "prompt.max_context_tokens",
         "`99999999999` is too large (expected a whole number up to 4294967295)",
+    );
+}
+
+#[test]
+fn wiki_classifiers_are_parsed_and_validated() {
+    let m = parse(&with(
+        "wiki:\n  classifiers:\n    - pattern: \"gen/**\"\n      class: generated\n    - pattern: \"**/*_spec.rb\"\n      class: test\n",
+    ))
+    .expect("manifest");
+    let wiki = m.wiki.expect("wiki");
+    assert_eq!(
+        wiki.classifiers,
+        vec![
+            WikiClassifier {
+                pattern: "gen/**".into(),
+                class: WikiFileClass::Generated,
+            },
+            WikiClassifier {
+                pattern: "**/*_spec.rb".into(),
+                class: WikiFileClass::Test,
+            },
+        ]
+    );
+    check(
+        &with("wiki:\n  classifiers:\n    - pattern: \"gen/**\"\n      class: vendored\n"),
+        Some(10),
+        "wiki.classifiers[0].class",
+        "`vendored` is not a file class (expected one of: source, test, config, docs, generated)",
+    );
+    check(
+        &with("wiki:\n  classifiers:\n    - pattern: \"gen/[a\"\n      class: generated\n"),
+        Some(9),
+        "wiki.classifiers[0].pattern",
+        "`gen/[a` is not a valid glob: unclosed character class; missing ']'",
+    );
+    check(
+        &with("wiki:\n  classifiers:\n    - class: test\n"),
+        Some(9),
+        "wiki.classifiers[0].pattern",
+        "is missing (expected a glob of project files, relative to the project root, e.g. `gen/**`)",
     );
 }
 

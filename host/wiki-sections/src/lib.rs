@@ -99,24 +99,100 @@ pub fn contributed_sections(
 ) -> Result<Vec<Section>, SectionError> {
     let mut sections = Vec::new();
     for skill in skills {
+        let Some(wiki) = &skill.manifest.wiki else {
+            continue;
+        };
+        for entry in &wiki.sections {
+            sections.extend(render_section(skill, entry, cx)?);
+        }
+    }
+    Ok(sections)
+}
+
+/// One `wiki.sections[]` entry of `skill` rendered with `cx` (the wiki
+/// generator adds the entry's analyzer output to `cx.values`); `None` when
+/// the entry has no template.
+///
+/// # Errors
+/// The template cannot be read or rendered.
+pub fn render_section(
+    skill: &Skill,
+    entry: &agent_manifest::WikiSection,
+    cx: &TemplateContext,
+) -> Result<Option<Section>, SectionError> {
+    let Some(file) = &entry.template else {
+        return Ok(None);
+    };
+    let text = read_template(skill, file)?;
+    let version = skill.manifest.version.to_string();
+    let source = template::Source {
+        skill: skill.name(),
+        version: &version,
+        file,
+    };
+    let markdown = template::render(&text, &source, cx)?;
+    Ok(Some(Section::new(
+        &entry.title,
+        Some(skill.name()),
+        markdown,
+    )))
+}
+
+/// A diagram a skill contributes (`wiki.diagrams[]`): its Mermaid source,
+/// rendered from its template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagram {
+    /// The contributing skill.
+    pub skill: String,
+    /// The diagram's kind (the manifest's `type`).
+    pub kind: String,
+    /// The rendered Mermaid source (without fences).
+    pub mermaid: String,
+}
+
+/// The diagrams the `skills` contribute, each template rendered with `cx`
+/// (the same language and variables as a section's template), in skill
+/// order then manifest order. Diagrams are Mermaid.
+///
+/// # Errors
+/// A template that cannot be read or rendered, or that holds a Markdown
+/// fence (a diagram template is the Mermaid source only).
+pub fn contributed_diagrams(
+    skills: &[&Skill],
+    cx: &TemplateContext,
+) -> Result<Vec<Diagram>, SectionError> {
+    let mut diagrams = Vec::new();
+    for skill in skills {
         let manifest = &skill.manifest;
         let Some(wiki) = &manifest.wiki else { continue };
-        for entry in &wiki.sections {
-            let Some(file) = &entry.template else {
-                continue;
-            };
-            let text = read_template(skill, file)?;
+        for entry in &wiki.diagrams {
+            let text = read_template(skill, &entry.template)?;
             let version = manifest.version.to_string();
             let source = template::Source {
                 skill: skill.name(),
                 version: &version,
-                file,
+                file: &entry.template,
             };
-            let markdown = template::render(&text, &source, cx)?;
-            sections.push(Section::new(&entry.title, Some(skill.name()), markdown));
+            let mermaid = template::render(&text, &source, cx)?;
+            if let Some(i) = mermaid
+                .lines()
+                .position(|l| l.trim_start().starts_with("```"))
+            {
+                return Err(SectionError::Template(TemplateError {
+                    skill: skill.name().to_string(),
+                    file: entry.template.clone(),
+                    line: i + 1,
+                    message: "a diagram template is the Mermaid source only: remove the ``` fence (the wiki adds it)".into(),
+                }));
+            }
+            diagrams.push(Diagram {
+                skill: skill.name().to_string(),
+                kind: entry.kind.clone(),
+                mermaid: mermaid.trim().to_string(),
+            });
         }
     }
-    Ok(sections)
+    Ok(diagrams)
 }
 
 /// `(skill, section title, analyzer workflow)` of every contributed section

@@ -14,6 +14,7 @@
 //!    [`state`]: the incremental state and the model-answer cache.
 
 pub mod answer;
+pub mod classifiers;
 pub mod diagrams;
 pub mod formats;
 pub mod graph;

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
+use crate::classifiers::Classifiers;
 use crate::graph::{self, Graph};
 use crate::modules::{self, FileClass, Module};
 use crate::scan::{self, FileScan};
@@ -84,17 +85,39 @@ impl Project {
 /// # Errors
 /// `root` cannot be read.
 pub fn analyse(root: &Path, skip: Option<&Path>) -> std::io::Result<Project> {
+    analyse_with(root, skip, &Classifiers::default())
+}
+
+/// [`analyse`] with the skills' file `classifiers` tried first.
+///
+/// # Errors
+/// `root` cannot be read.
+pub fn analyse_with(
+    root: &Path,
+    skip: Option<&Path>,
+    classifiers: &Classifiers,
+) -> std::io::Result<Project> {
     let mut texts: BTreeMap<String, String> = BTreeMap::new();
     walk(root, root, skip, &mut texts)?;
-    Ok(from_texts(
+    Ok(from_texts_with(
         root.file_name()
             .map_or_else(|| "project".into(), |n| n.to_string_lossy().into_owned()),
         texts,
+        classifiers,
     ))
 }
 
 /// Stages 1–2 over files already read (relative path → text).
 pub fn from_texts(name: String, texts: BTreeMap<String, String>) -> Project {
+    from_texts_with(name, texts, &Classifiers::default())
+}
+
+/// [`from_texts`] with the skills' file `classifiers` tried first.
+pub fn from_texts_with(
+    name: String,
+    texts: BTreeMap<String, String>,
+    classifiers: &Classifiers,
+) -> Project {
     let files: Vec<String> = texts.keys().cloned().collect();
     let scans: BTreeMap<String, FileScan> = texts
         .iter()
@@ -102,7 +125,12 @@ pub fn from_texts(name: String, texts: BTreeMap<String, String>) -> Project {
         .collect();
     let classes = texts
         .iter()
-        .map(|(p, t)| (p.clone(), modules::classify(p, t)))
+        .map(|(p, t)| {
+            let class = classifiers
+                .class_of(p)
+                .unwrap_or_else(|| modules::classify(p, t));
+            (p.clone(), class)
+        })
         .collect();
     let modules = modules::detect(&files, &|p| texts.get(p).cloned());
     let graph = graph::build(&modules, &scans);

@@ -13,9 +13,13 @@
 //! 6.   Files in the chosen format, only the changed ones rewritten, with
 //!      the state for the next `--incremental` run ([`agent_wiki::state`]).
 
+mod analyzer;
 mod model;
+mod sections;
 mod security;
+mod select;
 mod tasks;
+mod test_run;
 mod tool;
 
 use std::io::IsTerminal;
@@ -48,7 +52,12 @@ pub const AFTER_HELP: &str = concat!(
     "by input hash). When it exists, unchanged modules are not asked again and unchanged pages are ",
     "not rewritten; --full ignores it.\n\n",
     "Exit codes: 0 written · 1 a failure (unreadable project, unwritable output) · 2 usage error · ",
-    "3 the model provider failed or none is configured (use --no-llm)."
+    "3 the model provider failed or none is configured (use --no-llm).\n\n",
+    "--test-report runs the project's tests through core-tools' exec: grant each runner, e.g. ",
+    "--allow core-tools/shell:exec:cargo (shell:exec:go, shell:exec:pytest, shell:exec:npm); a ",
+    "runner without its grant is listed as not run on the page.\n\n",
+    "--skills NAME|DIR: only these skills contribute (sections, diagrams, analyzers, classifiers, ",
+    "hooks); without it every loaded skill does."
 );
 
 /// `agent wiki`.
@@ -71,6 +80,11 @@ pub struct WikiArgs {
     /// standard).
     #[arg(long, value_name = "DEPTH")]
     pub depth: Option<String>,
+    /// Run the project's tests (cargo, go, pytest, npm: each needs its
+    /// grant, e.g. `--allow core-tools/shell:exec:cargo`) and write
+    /// testing/test-execution.md from their results.
+    #[arg(long)]
+    pub test_report: bool,
     /// Use the last run's state: unchanged modules are not asked again
     /// (the default when the state exists).
     #[arg(long, conflicts_with = "full")]
@@ -289,6 +303,8 @@ pub async fn run(app: &mut App, args: WikiArgs) -> Result<u8> {
         .allow
         .extend(WIKI_GRANTS.iter().map(|g| (*g).to_string()));
     let config = app.config()?;
+    let skills = app.load_all()?;
+    let selection = select::Selection::of(app, &skills)?;
     let provider = if args.no_llm {
         None
     } else {
@@ -305,7 +321,8 @@ pub async fn run(app: &mut App, args: WikiArgs) -> Result<u8> {
 
     stage(progress, "scanning the project (tree-sitter)");
     let skip = opts.output.canonicalize().ok();
-    let project = project::analyse(&opts.root, skip.as_deref())
+    let classifiers = selection.classifiers(&skills)?;
+    let project = project::analyse_with(&opts.root, skip.as_deref(), &classifiers)
         .with_context(|| format!("reading {}", opts.root.display()))?;
     stage(
         progress,
@@ -353,10 +370,60 @@ pub async fn run(app: &mut App, args: WikiArgs) -> Result<u8> {
     };
 
     stage(progress, "the security chapter (static engine)");
-    let report = security::audit(app)?;
+    let report = security::audit(app, &selection)?;
     stage(progress, "pages and diagrams");
     let mut all = pages::build(&project, &written.prose, opts.diagrams);
     all.extend(security::pages(&report));
+    let module_dirs: Vec<(String, PathBuf)> = project
+        .modules
+        .iter()
+        .map(|m| (m.name.clone(), PathBuf::from(&m.dir)))
+        .collect();
+    let mut extra: Vec<(pages::Page, Option<String>)> = Vec::new();
+    if args.test_report {
+        stage(progress, "running the tests (--test-report)");
+        let ran = test_run::run(app, &opts.root).await?;
+        for p in &ran.problems {
+            eprintln!("warning: test report: {p}");
+        }
+        extra.push((test_run::page(&ran, &module_dirs), None));
+    }
+    let languages: Vec<String> = project
+        .scans
+        .values()
+        .filter_map(|s| s.language.clone())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let (contributed, warnings) = sections::contributed(
+        app,
+        &selection.of_skills(&skills),
+        &project.name,
+        module_dirs,
+        languages,
+    )
+    .await?;
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    extra.extend(contributed);
+    if !extra.is_empty()
+        && let Some(index) = all.iter_mut().find(|p| p.path == "_index.md")
+    {
+        index.body.push_str("\n## More\n\n");
+        for (p, _) in &extra {
+            index
+                .body
+                .push_str(&format!("- {}\n", pages::link(&p.title, &p.path)));
+        }
+    }
+    let mut owned: Vec<(pages::Page, Option<String>)> =
+        all.into_iter().map(|p| (p, None)).collect();
+    owned.extend(extra);
+    let (all, problems) = sections::through_hooks(app, &selection, owned).await?;
+    for p in &problems {
+        eprintln!("warning: {p}");
+    }
     let files = formats::render(opts.format, &project.name, &all);
     let new_state = State {
         modules: project.hashes.clone(),

@@ -13,13 +13,14 @@ use agent_security::{AuditOptions, AuditReport};
 use agent_wiki::pages::{Page, link};
 use anyhow::{Context, Result};
 
+use super::select::Selection;
 use crate::app::App;
 
 /// Runs the static audit over the project root.
 ///
 /// # Errors
 /// The skills, the rules or the scan fail.
-pub fn audit(app: &mut App) -> Result<AuditReport> {
+pub fn audit(app: &mut App, selection: &Selection) -> Result<AuditReport> {
     let config = app.config()?;
     let mut opts = AuditOptions::new(&app.project_root);
     let custom = &config.security.custom_rules;
@@ -31,8 +32,14 @@ pub fn audit(app: &mut App) -> Result<AuditReport> {
         per_rule: sec.max_findings_per_rule as usize,
         total: sec.max_findings_total as usize,
     };
-    let skills = Arc::new(app.load_all()?);
-    opts.skills = app.explicit_skills(&skills);
+    // The built-in security skills and the skills taking part (all of
+    // them without `--skills`).
+    let skills: Vec<_> = app
+        .load_all()?
+        .into_iter()
+        .filter(|s| selection.for_security(s))
+        .collect();
+    let skills = Arc::new(skills);
     let ctx = app.call_context("security-audit")?;
     let runtime = app.runtime()?.clone();
     let result = std::thread::scope(|s| {

@@ -1,15 +1,8 @@
-//! Host time of the wiki pipeline without the model (scan, modules,
-//! graph, diagrams, pages, every format rendered) on a generated project of
-//! about 50,000 lines: 10 Rust crates, 10 Python packages, 10 npm packages,
-//! importing each other. The model's part is measured end to end by
-//! `agent wiki` against an instant model (tests/cli/wiki.rs); its share of
-//! host time is the session plumbing per call.
+//! A generated project of about 50,000 lines for the wiki's benchmarks
+//! (tests/benches/wiki.rs): 10 Rust crates, 10 Python packages and 10 npm
+//! packages, importing each other in rings, every definition with a doc comment.
 
 use std::collections::BTreeMap;
-
-use agent_wiki::pages::{self, Prose};
-use agent_wiki::{DiagramFormat, WikiFormat, formats, project};
-use criterion::{Criterion, criterion_group, criterion_main};
 
 /// (path, text) of ~50k lines.
 pub fn generated() -> BTreeMap<String, String> {
@@ -57,30 +50,3 @@ pub fn generated() -> BTreeMap<String, String> {
     }
     files
 }
-
-fn pipeline(c: &mut Criterion) {
-    let files = generated();
-    let lines: usize = files.values().map(|t| t.lines().count()).sum();
-    assert!(lines >= 50_000, "{lines} lines");
-    c.bench_function("wiki pipeline, 50k lines, every format", |b| {
-        b.iter(|| {
-            let p = project::from_texts("bench".into(), files.clone());
-            let pages = pages::build(&p, &Prose::default(), DiagramFormat::Mermaid);
-            for f in [
-                WikiFormat::RawMd,
-                WikiFormat::Mkdocs,
-                WikiFormat::Hugo,
-                WikiFormat::Docusaurus,
-            ] {
-                std::hint::black_box(formats::render(f, "bench", &pages));
-            }
-        });
-    });
-}
-
-criterion_group! {
-    name = benches;
-    config = Criterion::default().sample_size(10);
-    targets = pipeline
-}
-criterion_main!(benches);
