@@ -30,7 +30,7 @@ pub fn generated() -> BTreeMap<String, String> {
             "import {{ x }} from 'w{}';\nimport React from 'react';\n\n",
             (c + 7) % 10
         );
-        for i in 0..150 {
+        for i in 0..180 {
             py.push_str(&format!(
                 "def f{i}(a):\n    \"\"\"F {i}.\"\"\"\n    b = a + {i}\n    return b\n\n"
             ));
