@@ -857,24 +857,18 @@ fn skills_chooses_the_skills_that_contribute() {
     assert!(!runbook.exists());
 
     // Bad names are usage errors naming the flag and the value.
-    let out = wiki(&sb, None, &["--no-llm", "--skills", "nosuch"]);
-    assert_eq!(code(&out), 2, "{}", text(&out).1);
-    assert!(
-        text(&out)
-            .1
-            .contains("--skills nosuch: no such skill is installed or loaded"),
-        "{}",
-        text(&out).1
-    );
-    let out = wiki(&sb, None, &["--no-llm", "--skills", "core-tools"]);
-    assert_eq!(code(&out), 2, "{}", text(&out).1);
-    assert!(
-        text(&out)
-            .1
-            .contains("--skills core-tools: gives a wiki nothing"),
-        "{}",
-        text(&out).1
-    );
+    for (name, says) in [
+        (
+            "nosuch",
+            "--skills nosuch: no such skill is installed or loaded",
+        ),
+        ("core-tools", "--skills core-tools: gives a wiki nothing"),
+    ] {
+        let out = wiki(&sb, None, &["--no-llm", "--skills", name]);
+        let stderr = text(&out).1;
+        assert_eq!(code(&out), 2, "{stderr}");
+        assert!(stderr.contains(says), "{stderr}");
+    }
 }
 
 #[test]
