@@ -483,3 +483,22 @@ pub fn query_bounded(
 
 #[cfg(test)]
 mod tests;
+
+/// The tree-sitter crate the grammars are built for, so that callers walking a [`parse_tree`]
+/// result use the same version.
+pub use tree_sitter;
+
+/// Parses `source` as `language` and returns the syntax tree (the security engine's taint
+/// analysis walks it directly). Uses this thread's parser; no deadline.
+///
+/// # Errors
+/// An unknown language, a source over [`MAX_SOURCE_BYTES`], a grammar that does not load or
+/// a parse that fails.
+pub fn parse_tree(language: &str, source: &str) -> Result<Tree, SyntaxError> {
+    let (language, grammar) = grammar(language)?;
+    if source.len() > MAX_SOURCE_BYTES {
+        return Err(too_large("source", "bytes", source.len(), MAX_SOURCE_BYTES));
+    }
+    let mut clock = Clock::new(None);
+    parse(language, &grammar, source, &mut clock)
+}

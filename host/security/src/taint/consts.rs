@@ -1,0 +1,389 @@
+//! Constants and branches: integer, string and character constants
+//! folded through variables and arithmetic, so that a branch whose
+//! condition is constant (`if ((7 * 18) + num > 200)`, `switch` on a
+//! constant character) is walked alone; allowlist guards (`x in ALLOWED`,
+//! `x == "a"`, `ALLOWED.contains(x)`) clean the guarded variable.
+
+use agent_syntax::tree_sitter::Node;
+
+use super::analyze::{Analyzer, Frame};
+use super::lang::squash;
+use super::value::{T, union};
+
+/// A constant value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Const {
+    /// An integer.
+    Int(i64),
+    /// A string.
+    Str(String),
+    /// A character.
+    Char(char),
+}
+
+const STRING_KINDS: [&str; 6] = [
+    "string",
+    "string_literal",
+    "interpreted_string_literal",
+    "raw_string_literal",
+    "simple_symbol",
+    "character_literal",
+];
+
+/// The text of a literal key or index (`"k"`, `'k'`, `:k`, `0`), unquoted.
+pub fn literal_key(n: Node<'_>, src: &str) -> Option<String> {
+    let n = unwrap(n);
+    let text = &src[n.byte_range()];
+    let kind = n.kind();
+    if kind.contains("integer") || kind == "number" || kind == "int_literal" {
+        return Some(text.to_string());
+    }
+    if STRING_KINDS.contains(&kind) && !has_interpolation(n) {
+        let t = text.trim_start_matches(':');
+        let t = t.trim_start_matches(['b', 'r', 'u', 'f', 'B', 'R', 'U', 'F']);
+        return Some(t.trim_matches(['"', '\'', '`']).to_string());
+    }
+    None
+}
+
+fn has_interpolation(n: Node<'_>) -> bool {
+    let mut cursor = n.walk();
+    n.named_children(&mut cursor)
+        .any(|c| matches!(c.kind(), "interpolation" | "template_substitution"))
+}
+
+fn unwrap(mut n: Node<'_>) -> Node<'_> {
+    while matches!(n.kind(), "parenthesized_expression" | "argument") && n.named_child_count() == 1
+    {
+        match n.named_child(0) {
+            Some(c) => n = c,
+            None => break,
+        }
+    }
+    n
+}
+
+impl<'t> Analyzer<'_, 't> {
+    /// The constant value of `n`, when it has one.
+    pub(super) fn const_of(&self, fr: &Frame, n: Node<'t>) -> Option<Const> {
+        self.const_at(fr, n, 0)
+    }
+
+    /// [`Self::const_of`] at nesting `depth` (deep expressions are not folded).
+    fn const_at(&self, fr: &Frame, n: Node<'t>, depth: usize) -> Option<Const> {
+        if depth > 32 {
+            return None;
+        }
+        let n = unwrap(n);
+        let kind = n.kind();
+        let text = self.text(n);
+        if kind == "character_literal" {
+            return text.trim_matches('\'').chars().next().map(Const::Char);
+        }
+        if kind.contains("integer") || kind == "number" || kind == "int_literal" {
+            return text.replace('_', "").parse().ok().map(Const::Int);
+        }
+        if STRING_KINDS.contains(&kind) {
+            return literal_key(n, self.src).map(Const::Str);
+        }
+        if matches!(kind, "identifier" | "field_access" | "attribute") {
+            return fr.consts.get(&squash(n, self.src)).cloned();
+        }
+        if matches!(kind, "binary_expression" | "binary_operator") {
+            let l = self.const_at(fr, n.child_by_field_name("left")?, depth + 1)?;
+            let r = self.const_at(fr, n.child_by_field_name("right")?, depth + 1)?;
+            let op = self.text(n.child_by_field_name("operator")?).trim();
+            return match (l, r) {
+                (Const::Int(a), Const::Int(b)) => Some(Const::Int(match op {
+                    "+" => a.checked_add(b)?,
+                    "-" => a.checked_sub(b)?,
+                    "*" => a.checked_mul(b)?,
+                    "/" if b != 0 => a.checked_div(b)?,
+                    "%" if b != 0 => a.checked_rem(b)?,
+                    _ => return None,
+                })),
+                (Const::Str(a), Const::Str(b)) if op == "+" => Some(Const::Str(a + &b)),
+                _ => None,
+            };
+        }
+        if kind == "method_invocation" {
+            let name = self.text(n.child_by_field_name("name")?);
+            let obj = self.const_at(fr, n.child_by_field_name("object")?, depth + 1)?;
+            let args = n.child_by_field_name("arguments")?;
+            if name == "charAt"
+                && let (Const::Str(s), Some(Const::Int(i))) =
+                    (obj, args.named_child(0).and_then(|a| self.const_of(fr, a)))
+            {
+                return s.chars().nth(usize::try_from(i).ok()?).map(Const::Char);
+            }
+        }
+        None
+    }
+
+    /// The constant truth of a condition, when it has one.
+    fn const_cond(&self, fr: &Frame, n: Node<'t>) -> Option<bool> {
+        let n = unwrap(n);
+        match n.kind() {
+            "true" => return Some(true),
+            "false" => return Some(false),
+            _ => {}
+        }
+        let op = self.text(n.child_by_field_name("operator")?).trim();
+        let l = self.const_of(fr, n.child_by_field_name("left")?)?;
+        let r = self.const_of(fr, n.child_by_field_name("right")?)?;
+        match (l, r) {
+            (Const::Int(a), Const::Int(b)) => Some(match op {
+                ">" => a > b,
+                "<" => a < b,
+                ">=" => a >= b,
+                "<=" => a <= b,
+                "==" | "===" => a == b,
+                "!=" | "!==" => a != b,
+                _ => return None,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The variable an allowlist test checks, and whether the test is
+    /// negated (`not in`, `!=`, `!list.contains(x)`).
+    fn guard(&self, n: Node<'t>) -> Option<(String, bool)> {
+        let mut n = unwrap(n);
+        let mut negated = false;
+        for _ in 0..8 {
+            if !matches!(n.kind(), "not_operator" | "unary_expression") {
+                return self.test(n).map(|(v, neg)| (v, neg != negated));
+            }
+            n = unwrap(
+                n.child_by_field_name("argument")
+                    .or_else(|| n.child_by_field_name("operand"))?,
+            );
+            negated = !negated;
+        }
+        None
+    }
+
+    /// [`Self::guard`] of a test without a leading negation.
+    fn test(&self, n: Node<'t>) -> Option<(String, bool)> {
+        let kind = n.kind();
+        if kind == "comparison_operator" {
+            let l = n.named_child(0)?;
+            let r = n.named_child(1)?;
+            let op: String = self.text(n)
+                [l.end_byte() - n.start_byte()..r.start_byte() - n.start_byte()]
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            let const_side = |x: Node<'t>| {
+                literal_key(x, self.src).is_some()
+                    || matches!(x.kind(), "list" | "set" | "tuple")
+                    || self
+                        .text(x)
+                        .chars()
+                        .all(|c| c.is_ascii_uppercase() || c == '_' || c.is_ascii_digit())
+            };
+            return match op.as_str() {
+                "in" if const_side(r) => Some((squash(l, self.src), false)),
+                "not in" if const_side(r) => Some((squash(l, self.src), true)),
+                "==" | "!=" if literal_key(r, self.src).is_some() => {
+                    Some((squash(l, self.src), op == "!="))
+                }
+                _ => None,
+            };
+        }
+        if matches!(kind, "binary_expression") {
+            let op = self.text(n.child_by_field_name("operator")?).trim();
+            let l = n.child_by_field_name("left")?;
+            let r = n.child_by_field_name("right")?;
+            if matches!(op, "==" | "===" | "!=" | "!==") && literal_key(r, self.src).is_some() {
+                return Some((squash(l, self.src), op.starts_with('!')));
+            }
+            return None;
+        }
+        if matches!(kind, "method_invocation" | "call_expression" | "call") {
+            let parts = super::lang::call_parts(self.lang, n, self.src);
+            let arg = parts.args.first().copied();
+            match parts.name.as_str() {
+                "contains" | "includes" | "has" | "containsKey" | "include?" => {
+                    let r = parts.receiver?;
+                    let rt = self.text(r);
+                    if rt.chars().all(|c| {
+                        c.is_ascii_uppercase() || c == '_' || c.is_ascii_digit() || c == '.'
+                    }) {
+                        return Some((squash(arg?, self.src), false));
+                    }
+                }
+                "equals" | "equalsIgnoreCase" => {
+                    let r = parts.receiver?;
+                    if literal_key(r, self.src).is_some() {
+                        return Some((squash(arg?, self.src), false));
+                    }
+                    if literal_key(arg?, self.src).is_some() {
+                        return Some((squash(r, self.src), false));
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// Whether a block ends by leaving (return, raise, throw, abort).
+    fn exits(&self, block: Node<'t>) -> bool {
+        let mut n = block;
+        while let Some(last) =
+            n.named_child(u32::try_from(n.named_child_count().saturating_sub(1)).unwrap_or(0))
+        {
+            if matches!(
+                last.kind(),
+                "return_statement"
+                    | "raise_statement"
+                    | "throw_statement"
+                    | "continue_statement"
+                    | "return"
+            ) {
+                return true;
+            }
+            let t = self.text(last);
+            if t.starts_with("abort(") || t.starts_with("sys.exit") || t.starts_with("exit(") {
+                return true;
+            }
+            if last.named_child_count() == 0
+                || !matches!(
+                    last.kind(),
+                    "block" | "expression_statement" | "statement_block" | "body_statement"
+                )
+            {
+                return false;
+            }
+            n = last;
+        }
+        false
+    }
+
+    pub(super) fn if_(&mut self, fr: &mut Frame, n: Node<'t>) -> T {
+        let cond = n.child_by_field_name("condition");
+        if let Some(c) = cond {
+            self.eval(fr, c);
+        }
+        let cons = n.child_by_field_name("consequence");
+        let mut cursor = n.walk();
+        let alts: Vec<Node<'t>> = n
+            .children_by_field_name("alternative", &mut cursor)
+            .collect();
+        let known = cond.and_then(|c| self.const_cond(fr, c));
+        let guard = cond.and_then(|c| self.guard(c));
+        match known {
+            Some(true) => {
+                if let Some(c) = cons {
+                    self.eval(fr, c);
+                }
+            }
+            Some(false) => {
+                for a in alts {
+                    self.eval(fr, a);
+                }
+            }
+            None => {
+                fr.weak += 1;
+                if let Some(c) = cons {
+                    let saved = match &guard {
+                        Some((v, false)) => Some((v.clone(), fr.vars.insert(v.clone(), None))),
+                        _ => None,
+                    };
+                    self.eval(fr, c);
+                    if let Some((v, old)) = saved {
+                        let now = fr.vars.remove(&v).flatten();
+                        fr.vars.insert(v, union(now, old.flatten()));
+                    }
+                }
+                for a in alts {
+                    self.eval(fr, a);
+                }
+                fr.weak -= 1;
+                if let (Some((v, true)), Some(c)) = (&guard, cons)
+                    && self.exits(c)
+                {
+                    fr.vars.insert(v.clone(), None);
+                }
+            }
+        }
+        None
+    }
+
+    pub(super) fn ternary(&mut self, fr: &mut Frame, n: Node<'t>) -> T {
+        let cond = n.child_by_field_name("condition");
+        let cons = n
+            .child_by_field_name("consequence")
+            .or_else(|| n.named_child(0).filter(|_| self.lang.name == "python"));
+        let alt = n
+            .child_by_field_name("alternative")
+            .or_else(|| n.named_child(2).filter(|_| self.lang.name == "python"));
+        let cond = cond.or_else(|| n.named_child(1).filter(|_| self.lang.name == "python"));
+        if let Some(c) = cond {
+            self.eval(fr, c);
+        }
+        match cond.and_then(|c| self.const_cond(fr, c)) {
+            Some(true) => cons.and_then(|c| self.eval(fr, c)),
+            Some(false) => alt.and_then(|a| self.eval(fr, a)),
+            None => {
+                let a = cons.and_then(|c| self.eval(fr, c));
+                let b = alt.and_then(|x| self.eval(fr, x));
+                union(a, b)
+            }
+        }
+    }
+
+    /// Java `switch` on a constant walks the matching case (and what falls
+    /// through until a `break`); anything else walks every case weakly.
+    pub(super) fn switch(&mut self, fr: &mut Frame, n: Node<'t>) -> T {
+        let cond = n
+            .child_by_field_name("condition")
+            .or_else(|| n.child_by_field_name("value"));
+        let value = cond.and_then(|c| self.const_of(fr, c));
+        let body = n.child_by_field_name("body");
+        if let (Some(v), Some(body)) = (value, body) {
+            let mut cursor = body.walk();
+            let groups: Vec<Node<'t>> = body
+                .named_children(&mut cursor)
+                .filter(|g| g.kind() == "switch_block_statement_group")
+                .collect();
+            let label_matches = |g: &Node<'t>, default: bool| {
+                let mut c = g.walk();
+                g.named_children(&mut c)
+                    .filter(|l| l.kind() == "switch_label")
+                    .any(|l| {
+                        if default {
+                            self.text(l).trim_start().starts_with("default")
+                        } else {
+                            l.named_child(0).and_then(|x| self.const_of(fr, x)).as_ref() == Some(&v)
+                        }
+                    })
+            };
+            let start = groups
+                .iter()
+                .position(|g| label_matches(g, false))
+                .or_else(|| groups.iter().position(|g| label_matches(g, true)));
+            if let Some(start) = start {
+                'groups: for g in &groups[start..] {
+                    let mut c = g.walk();
+                    let stmts: Vec<Node<'t>> = g
+                        .named_children(&mut c)
+                        .filter(|s| s.kind() != "switch_label")
+                        .collect();
+                    for s in stmts {
+                        if s.kind() == "break_statement" {
+                            break 'groups;
+                        }
+                        self.eval(fr, s);
+                    }
+                }
+                return None;
+            }
+        }
+        fr.weak += 1;
+        let t = self.children(fr, n);
+        fr.weak -= 1;
+        t
+    }
+}
