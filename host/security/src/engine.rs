@@ -659,17 +659,20 @@ fn scan_file<'s>(
         }
         out.findings.extend(found);
     }
+    // Sinks the dataflow leaves open (see `taint::supersede`).
+    let mut open = Vec::new();
     if let (true, Some(specs), Some(lang)) = (taint_applies, sh.taint, file.language) {
         let t = Instant::now();
-        let result = crate::taint::scan(&file.path, lang, &content, specs);
+        let result = crate::taint::analyse(&file.path, lang, &content, specs);
         let millis = t.elapsed().as_millis() as u64;
         let st = out.stat(crate::taint::SCANNER);
         st.files += 1;
         st.millis += millis;
         match result {
             Ok(found) => {
-                out.stat(crate::taint::SCANNER).findings += found.len();
-                out.findings.extend(found);
+                out.stat(crate::taint::SCANNER).findings += found.findings.len();
+                out.findings.extend(found.findings);
+                open = found.open;
             }
             Err(message) => {
                 out.stat(crate::taint::SCANNER).errors += 1;
@@ -683,7 +686,7 @@ fn scan_file<'s>(
     }
     if wanted.is_empty() {
         if let Some(specs) = sh.taint {
-            crate::taint::supersede(&mut out.findings, file.language, specs);
+            crate::taint::supersede(&mut out.findings, file.language, specs, &open);
         }
         return;
     }
@@ -758,7 +761,7 @@ fn scan_file<'s>(
         });
     }
     if let Some(specs) = sh.taint {
-        crate::taint::supersede(&mut out.findings, file.language, specs);
+        crate::taint::supersede(&mut out.findings, file.language, specs, &open);
     }
 }
 

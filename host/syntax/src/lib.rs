@@ -56,6 +56,7 @@ const LANGUAGES: &[&str] = &[
     "c",
     "cpp",
     "objective-c",
+    "php",
 ];
 
 /// Names of the bundled grammars.
@@ -83,6 +84,7 @@ pub fn language_for_path(path: &str) -> Option<&'static str> {
         // Objective-C and Objective-C++ sources; a `.h` header stays C (it
         // cannot be told apart from a C header by its name).
         "m" | "mm" => "objective-c",
+        "php" | "phtml" => "php",
         _ => return None,
     })
 }
@@ -131,6 +133,7 @@ fn load_grammar(name: &'static str) -> Result<Language, String> {
         "c" => tree_sitter_c::LANGUAGE,
         "cpp" => tree_sitter_cpp::LANGUAGE,
         "objective-c" => tree_sitter_objc::LANGUAGE,
+        "php" => tree_sitter_php::LANGUAGE_PHP,
         _ => return Err(format!("the {name} grammar is not bundled")),
     };
     Ok(Language::new(f))

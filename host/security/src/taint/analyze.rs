@@ -14,7 +14,7 @@ use super::category::Category;
 use super::consts::Const;
 use super::lang::{Lang, Role, is_comparison, squash};
 use super::spec::{LangSpec, Pat};
-use super::value::{Step, T, Taint, union};
+use super::value::{Step, T, Taint, text, union};
 
 /// Node visits allowed per file (a hostile file cannot make the walk slow).
 const MAX_VISITS: usize = 2_000_000;
@@ -63,6 +63,10 @@ pub(super) struct Frame {
     pub aliases: HashMap<String, String>,
     pub consts: HashMap<String, Const>,
     pub lists: HashMap<String, Vec<T>>,
+    /// Variables holding a collection of constants (allowlists).
+    pub allowlists: std::collections::HashSet<String>,
+    /// Variables parsed from another (`u = urlparse(x)`: `u` → `x`).
+    pub derived: HashMap<String, String>,
     pub weak: u32,
     pub ret: T,
     pub sinks: Vec<ParamSink>,
@@ -80,6 +84,17 @@ pub struct Analyzer<'a, 't> {
     pub(super) depth: usize,
     /// Sinks reached from real sources.
     pub hits: Vec<Hit>,
+    /// Names of the file's functions called in the file.
+    pub(super) called: std::collections::HashSet<String>,
+}
+
+/// What the walk over a file found.
+pub struct Outcome {
+    /// Sinks reached from real sources.
+    pub hits: Vec<Hit>,
+    /// Sinks a parameter of a function nobody in the file calls reaches
+    /// (line, category): the caller is elsewhere, the dataflow cannot say.
+    pub open: Vec<(u32, Category)>,
 }
 
 pub(super) fn line_of(n: Node<'_>) -> u32 {
@@ -102,7 +117,7 @@ pub(super) fn matches(pats: &[Pat], text: &str) -> bool {
 
 impl<'a, 't> Analyzer<'a, 't> {
     /// Walks every function of `root` and the top-level code.
-    pub fn run(lang: &'static Lang, spec: &'a LangSpec, src: &'a str, root: Node<'t>) -> Vec<Hit> {
+    pub fn run(lang: &'static Lang, spec: &'a LangSpec, src: &'a str, root: Node<'t>) -> Outcome {
         let mut functions = Vec::new();
         collect_functions(lang, root, &mut functions);
         let mut funcs = HashMap::new();
@@ -120,17 +135,27 @@ impl<'a, 't> Analyzer<'a, 't> {
             visits: 0,
             depth: 0,
             hits: Vec::new(),
+            called: std::collections::HashSet::new(),
         };
         let mut top = Frame::default();
         a.eval(&mut top, root);
         for f in functions {
             a.summary(f);
         }
+        let mut open = Vec::new();
+        for s in a.summaries.values().flatten() {
+            if a.called.contains(&s.name) {
+                continue;
+            }
+            open.extend(s.sinks.iter().map(|p| (p.span.0, p.category)));
+        }
         let mut seen = std::collections::HashSet::new();
-        a.hits
+        let hits = a
+            .hits
             .into_iter()
             .filter(|h| seen.insert((h.span, h.category)))
-            .collect()
+            .collect();
+        Outcome { hits, open }
     }
 
     pub(super) fn text(&self, n: Node<'_>) -> &'a str {
@@ -173,6 +198,7 @@ impl<'a, 't> Analyzer<'a, 't> {
                 cleared: 0,
                 src,
                 params: if i < 64 { 1 << i } else { 0 },
+                opaque: false,
             };
             fr.vars.insert(p.clone(), Some(t));
         }
@@ -204,7 +230,9 @@ impl<'a, 't> Analyzer<'a, 't> {
                 .collect();
             let line = t.flow.last().map_or(line_of(func), |s| s.line);
             for c in cats {
-                if t.src && t.hits(c) {
+                // An opaque value (a parsed document, another module's
+                // result) is not HTML text built from the input.
+                if t.src && t.hits(c) && !t.opaque {
                     self.hits.push(Hit {
                         category: c,
                         span: (line, 1, line, 1),
@@ -295,7 +323,7 @@ impl<'a, 't> Analyzer<'a, 't> {
                 if op.as_deref().is_some_and(is_comparison) {
                     None
                 } else {
-                    t
+                    text(t)
                 }
             }
             Role::Return => {
@@ -341,7 +369,15 @@ impl<'a, 't> Analyzer<'a, 't> {
                 fr.weak -= 1;
                 None
             }
-            Role::Other => self.children(fr, n),
+            Role::Other => {
+                let t = self.children(fr, n);
+                // Concatenation, formatting, interpolation build text.
+                if is_text_building(n.kind()) {
+                    text(t)
+                } else {
+                    t
+                }
+            }
         }
     }
 
@@ -413,7 +449,13 @@ impl<'a, 't> Analyzer<'a, 't> {
                 return list.get(i).cloned().flatten();
             }
         }
-        self.eval(fr, base)
+        // An entry of a table of constants (`ROUTES[name]`) is the program's.
+        let t = self.eval(fr, base);
+        if t.is_none() && self.constant_table(fr, base) {
+            return None;
+        }
+        // An element of a document is text again (`data["name"]`).
+        super::value::text(t)
     }
 
     fn assign(&mut self, fr: &mut Frame, n: Node<'t>, lf: &str, rf: &str, aug: bool) -> T {
@@ -451,6 +493,15 @@ impl<'a, 't> Analyzer<'a, 't> {
                 }
             }
         }
+        match self.parsed_from(rhs).filter(|_| !aug) {
+            Some(w) => fr.derived.insert(key.clone(), w),
+            None => fr.derived.remove(&key),
+        };
+        if !aug && self.const_collection_of(rhs) {
+            fr.allowlists.insert(key.clone());
+        } else {
+            fr.allowlists.remove(&key);
+        }
         match (aug, self.const_of(fr, rhs)) {
             (false, Some(c)) if fr.weak == 0 => {
                 fr.consts.insert(key, c);
@@ -461,6 +512,22 @@ impl<'a, 't> Analyzer<'a, 't> {
         }
         self.bind(fr, lhs, t.clone());
         t
+    }
+
+    /// `x` when `n` parses it as a URL (`urlparse(x)`, `new URL(x)`,
+    /// `url.Parse(x)`, `parse_url($x)`, `URI(x)`).
+    fn parsed_from(&self, n: Node<'t>) -> Option<String> {
+        if !matches!(self.lang.role(n.kind()), Role::Call | Role::New) {
+            return None;
+        }
+        let parts = super::lang::call_parts(self.lang, n, self.src);
+        let name = parts.name.to_ascii_lowercase();
+        if !(name.contains("parse") || name == "url" || name == "uri") {
+            return None;
+        }
+        let a = *parts.args.first()?;
+        let a = super::consts::unwrap(a);
+        matches!(self.lang.role(a.kind()), Role::Ident).then(|| squash(a, self.src))
     }
 
     /// Stores `t` into the target `lhs` (names, paths, keys, tuples).
@@ -535,7 +602,7 @@ impl<'a, 't> Analyzer<'a, 't> {
         t: &Taint,
         what: &str,
     ) {
-        if !t.hits(c) {
+        if !t.hits(c) || (c == Category::Xss && self.non_html_response(node)) {
             return;
         }
         let sink = Step {
@@ -560,6 +627,48 @@ impl<'a, 't> Analyzer<'a, 't> {
             });
         }
     }
+}
+
+/// A response declared as something other than HTML (`text/plain`, JSON,
+/// XML, CSV): `setContentType("text/plain")`, `header("Content-Type:
+/// application/json")`, `mimetype="application/json"`.
+static NON_HTML: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r#"(?i)(setContentType|content-type|mimetype|content_type|media_type)\s*[(=:,]?\s*["']\s*(content-type:\s*)?(text/plain|application/json|application/xml|text/csv)"#,
+    )
+    .expect("regex")
+});
+
+impl<'t> Analyzer<'_, 't> {
+    /// Whether the function around `node` (or the file, for top-level
+    /// code) declares a non-HTML response type.
+    fn non_html_response(&self, node: Node<'t>) -> bool {
+        let mut n = node;
+        while let Some(p) = n.parent() {
+            n = p;
+            if self.lang.role(n.kind()) == Role::Function {
+                break;
+            }
+        }
+        NON_HTML.is_match(self.text(n))
+    }
+}
+
+/// Node kinds whose value is text built from their parts: binary
+/// operators (`"<p>" + x`, `"%s" % x`), strings with interpolation
+/// (f-strings, template literals, `"#{x}"`).
+fn is_text_building(kind: &str) -> bool {
+    matches!(
+        kind,
+        "binary_operator"
+            | "binary_expression"
+            | "binary"
+            | "string"
+            | "template_string"
+            | "interpolated_string_expression"
+            | "concatenated_string"
+            | "encapsed_string"
+    )
 }
 
 /// Every function node under `n`, outermost first.

@@ -7,7 +7,7 @@ use agent_syntax::tree_sitter::Node;
 
 use super::analyze::{Analyzer, Frame, ParamSink, line_of, matches};
 use super::lang::{Role, call_parts, squash};
-use super::value::{T, Taint, union};
+use super::value::{T, Taint, text, union};
 
 impl<'t> Analyzer<'_, 't> {
     pub(super) fn call(&mut self, fr: &mut Frame, n: Node<'t>) -> T {
@@ -80,10 +80,28 @@ impl<'t> Analyzer<'_, 't> {
                 return None;
             }
             let mask = z.mask;
-            return args.iter().cloned().fold(recv, union).map(|mut t| {
-                t.cleared |= mask;
-                t
-            });
+            // Cleaned for some categories; whether it is still text follows
+            // the rule of calls the spec does not know (`json.loads(x)` is
+            // an opaque document, `x.strip()` text).
+            let all = args.iter().cloned().fold(None, union);
+            return self
+                .unknown_call(&callee, parts.receiver, recv, all)
+                .map(|mut t| {
+                    t.cleared |= mask;
+                    t
+                });
+        }
+
+        // A lookup in a table of constants (`REPORTS.get(name)`): the value
+        // is the program's; only a default argument can be the caller's.
+        if matches!(
+            parts.name.as_str(),
+            "get" | "fetch" | "getOrDefault" | "get_or_default"
+        ) && let Some(r) = parts.receiver
+            && recv.is_none()
+            && self.constant_table(fr, r)
+        {
+            return args.get(1).cloned().flatten();
         }
 
         // Collections with constant keys and indexes.
@@ -109,7 +127,7 @@ impl<'t> Analyzer<'_, 't> {
 
         // The file's own functions.
         let own = parts.receiver.is_none_or(|r| {
-            matches!(self.text(r), "self" | "this" | "cls" | "@")
+            matches!(self.text(r), "self" | "this" | "cls" | "@" | "$this")
                 || matches!(self.lang.role(r.kind()), Role::New)
                 || !self.is_spec_call(&callee)
         });
@@ -117,6 +135,7 @@ impl<'t> Analyzer<'_, 't> {
             && let Some(func) = self.funcs.get(&parts.name).copied()
             && let Some(s) = self.summary(func)
         {
+            self.called.insert(s.name.clone());
             let mut out: T = s.ret.clone().filter(|r| r.src);
             if let Some(r) = &s.ret {
                 for (i, a) in args.iter().enumerate() {
@@ -132,6 +151,7 @@ impl<'t> Analyzer<'_, 't> {
                             ..a.clone()
                         };
                         t.cleared |= r.cleared;
+                        t.opaque = r.opaque;
                         out = union(out, Some(t));
                     }
                 }
@@ -164,7 +184,35 @@ impl<'t> Analyzer<'_, 't> {
             }
             return out;
         }
-        union(recv, all_args)
+        self.unknown_call(&callee, parts.receiver, recv, all_args)
+    }
+
+    /// The value of a call the spec and the file do not define: its
+    /// receiver and arguments. A method of a tainted value (`name.strip()`),
+    /// of a string literal (`"<p>{}</p>".format(x)`) and the spec's
+    /// `text_calls` (`str(x)`) keep their text; anything else is opaque.
+    fn unknown_call(&self, callee: &str, receiver: Option<Node<'t>>, recv: T, args: T) -> T {
+        let literal = receiver.is_some_and(|r| {
+            let k = r.kind();
+            k.contains("string") || k == "template_literal"
+        });
+        if literal {
+            return text(union(recv, args));
+        }
+        if let Some(r) = recv {
+            let opaque = r.opaque;
+            return union(Some(r), args).map(|mut t| {
+                t.opaque = opaque;
+                t
+            });
+        }
+        if matches(&self.spec.text_calls, callee) {
+            return args;
+        }
+        args.map(|mut t| {
+            t.opaque = true;
+            t
+        })
     }
 
     /// Whether `callee` is named by the spec (then a same-named function of

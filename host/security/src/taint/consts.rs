@@ -8,7 +8,7 @@ use agent_syntax::tree_sitter::Node;
 
 use super::analyze::{Analyzer, Frame};
 use super::lang::squash;
-use super::value::{T, union};
+use super::value::T;
 
 /// A constant value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,8 +21,9 @@ pub enum Const {
     Char(char),
 }
 
-const STRING_KINDS: [&str; 6] = [
+const STRING_KINDS: [&str; 7] = [
     "string",
+    "encapsed_string",
     "string_literal",
     "interpreted_string_literal",
     "raw_string_literal",
@@ -48,12 +49,25 @@ pub fn literal_key(n: Node<'_>, src: &str) -> Option<String> {
 
 fn has_interpolation(n: Node<'_>) -> bool {
     let mut cursor = n.walk();
-    n.named_children(&mut cursor)
-        .any(|c| matches!(c.kind(), "interpolation" | "template_substitution"))
+    n.named_children(&mut cursor).any(|c| {
+        matches!(
+            c.kind(),
+            "interpolation"
+                | "template_substitution"
+                | "variable_name"
+                | "subscript_expression"
+                | "member_access_expression"
+                | "member_call_expression"
+                | "dynamic_variable_name"
+        )
+    })
 }
 
-fn unwrap(mut n: Node<'_>) -> Node<'_> {
-    while matches!(n.kind(), "parenthesized_expression" | "argument") && n.named_child_count() == 1
+pub(super) fn unwrap(mut n: Node<'_>) -> Node<'_> {
+    while matches!(
+        n.kind(),
+        "parenthesized_expression" | "argument" | "expression_list"
+    ) && n.named_child_count() == 1
     {
         match n.named_child(0) {
             Some(c) => n = c,
@@ -121,7 +135,7 @@ impl<'t> Analyzer<'_, 't> {
     }
 
     /// The constant truth of a condition, when it has one.
-    fn const_cond(&self, fr: &Frame, n: Node<'t>) -> Option<bool> {
+    pub(super) fn const_cond(&self, fr: &Frame, n: Node<'t>) -> Option<bool> {
         let n = unwrap(n);
         match n.kind() {
             "true" => return Some(true),
@@ -145,91 +159,23 @@ impl<'t> Analyzer<'_, 't> {
         }
     }
 
-    /// The variable an allowlist test checks, and whether the test is
-    /// negated (`not in`, `!=`, `!list.contains(x)`).
-    fn guard(&self, n: Node<'t>) -> Option<(String, bool)> {
-        let mut n = unwrap(n);
-        let mut negated = false;
-        for _ in 0..8 {
-            if !matches!(n.kind(), "not_operator" | "unary_expression") {
-                return self.test(n).map(|(v, neg)| (v, neg != negated));
-            }
-            n = unwrap(
-                n.child_by_field_name("argument")
-                    .or_else(|| n.child_by_field_name("operand"))?,
-            );
-            negated = !negated;
-        }
-        None
-    }
-
-    /// [`Self::guard`] of a test without a leading negation.
-    fn test(&self, n: Node<'t>) -> Option<(String, bool)> {
-        let kind = n.kind();
-        if kind == "comparison_operator" {
-            let l = n.named_child(0)?;
-            let r = n.named_child(1)?;
-            let op: String = self.text(n)
-                [l.end_byte() - n.start_byte()..r.start_byte() - n.start_byte()]
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ");
-            let const_side = |x: Node<'t>| {
-                literal_key(x, self.src).is_some()
-                    || matches!(x.kind(), "list" | "set" | "tuple")
-                    || self
-                        .text(x)
-                        .chars()
-                        .all(|c| c.is_ascii_uppercase() || c == '_' || c.is_ascii_digit())
-            };
-            return match op.as_str() {
-                "in" if const_side(r) => Some((squash(l, self.src), false)),
-                "not in" if const_side(r) => Some((squash(l, self.src), true)),
-                "==" | "!=" if literal_key(r, self.src).is_some() => {
-                    Some((squash(l, self.src), op == "!="))
-                }
-                _ => None,
-            };
-        }
-        if matches!(kind, "binary_expression") {
-            let op = self.text(n.child_by_field_name("operator")?).trim();
-            let l = n.child_by_field_name("left")?;
-            let r = n.child_by_field_name("right")?;
-            if matches!(op, "==" | "===" | "!=" | "!==") && literal_key(r, self.src).is_some() {
-                return Some((squash(l, self.src), op.starts_with('!')));
-            }
-            return None;
-        }
-        if matches!(kind, "method_invocation" | "call_expression" | "call") {
-            let parts = super::lang::call_parts(self.lang, n, self.src);
-            let arg = parts.args.first().copied();
-            match parts.name.as_str() {
-                "contains" | "includes" | "has" | "containsKey" | "include?" => {
-                    let r = parts.receiver?;
-                    let rt = self.text(r);
-                    if rt.chars().all(|c| {
-                        c.is_ascii_uppercase() || c == '_' || c.is_ascii_digit() || c == '.'
-                    }) {
-                        return Some((squash(arg?, self.src), false));
-                    }
-                }
-                "equals" | "equalsIgnoreCase" => {
-                    let r = parts.receiver?;
-                    if literal_key(r, self.src).is_some() {
-                        return Some((squash(arg?, self.src), false));
-                    }
-                    if literal_key(arg?, self.src).is_some() {
-                        return Some((squash(r, self.src), false));
-                    }
-                }
-                _ => {}
-            }
-        }
-        None
-    }
-
     /// Whether a block ends by leaving (return, raise, throw, abort).
-    fn exits(&self, block: Node<'t>) -> bool {
+    pub(super) fn exits(&self, block: Node<'t>) -> bool {
+        let leaves = |k: &str| {
+            matches!(
+                k,
+                "return_statement"
+                    | "raise_statement"
+                    | "throw_statement"
+                    | "continue_statement"
+                    | "exit_statement"
+                    | "return"
+            )
+        };
+        // `if (bad) return ...;` without braces.
+        if leaves(block.kind()) {
+            return true;
+        }
         let mut n = block;
         while let Some(last) =
             n.named_child(u32::try_from(n.named_child_count().saturating_sub(1)).unwrap_or(0))
@@ -240,6 +186,7 @@ impl<'t> Analyzer<'_, 't> {
                     | "raise_statement"
                     | "throw_statement"
                     | "continue_statement"
+                    | "exit_statement"
                     | "return"
             ) {
                 return true;
@@ -251,7 +198,13 @@ impl<'t> Analyzer<'_, 't> {
             if last.named_child_count() == 0
                 || !matches!(
                     last.kind(),
-                    "block" | "expression_statement" | "statement_block" | "body_statement"
+                    "block"
+                        | "expression_statement"
+                        | "statement_block"
+                        | "body_statement"
+                        | "statement_list"
+                        | "compound_statement"
+                        | "colon_block"
                 )
             {
                 return false;
@@ -259,79 +212,6 @@ impl<'t> Analyzer<'_, 't> {
             n = last;
         }
         false
-    }
-
-    pub(super) fn if_(&mut self, fr: &mut Frame, n: Node<'t>) -> T {
-        let cond = n.child_by_field_name("condition");
-        if let Some(c) = cond {
-            self.eval(fr, c);
-        }
-        let cons = n.child_by_field_name("consequence");
-        let mut cursor = n.walk();
-        let alts: Vec<Node<'t>> = n
-            .children_by_field_name("alternative", &mut cursor)
-            .collect();
-        let known = cond.and_then(|c| self.const_cond(fr, c));
-        let guard = cond.and_then(|c| self.guard(c));
-        match known {
-            Some(true) => {
-                if let Some(c) = cons {
-                    self.eval(fr, c);
-                }
-            }
-            Some(false) => {
-                for a in alts {
-                    self.eval(fr, a);
-                }
-            }
-            None => {
-                fr.weak += 1;
-                if let Some(c) = cons {
-                    let saved = match &guard {
-                        Some((v, false)) => Some((v.clone(), fr.vars.insert(v.clone(), None))),
-                        _ => None,
-                    };
-                    self.eval(fr, c);
-                    if let Some((v, old)) = saved {
-                        let now = fr.vars.remove(&v).flatten();
-                        fr.vars.insert(v, union(now, old.flatten()));
-                    }
-                }
-                for a in alts {
-                    self.eval(fr, a);
-                }
-                fr.weak -= 1;
-                if let (Some((v, true)), Some(c)) = (&guard, cons)
-                    && self.exits(c)
-                {
-                    fr.vars.insert(v.clone(), None);
-                }
-            }
-        }
-        None
-    }
-
-    pub(super) fn ternary(&mut self, fr: &mut Frame, n: Node<'t>) -> T {
-        let cond = n.child_by_field_name("condition");
-        let cons = n
-            .child_by_field_name("consequence")
-            .or_else(|| n.named_child(0).filter(|_| self.lang.name == "python"));
-        let alt = n
-            .child_by_field_name("alternative")
-            .or_else(|| n.named_child(2).filter(|_| self.lang.name == "python"));
-        let cond = cond.or_else(|| n.named_child(1).filter(|_| self.lang.name == "python"));
-        if let Some(c) = cond {
-            self.eval(fr, c);
-        }
-        match cond.and_then(|c| self.const_cond(fr, c)) {
-            Some(true) => cons.and_then(|c| self.eval(fr, c)),
-            Some(false) => alt.and_then(|a| self.eval(fr, a)),
-            None => {
-                let a = cons.and_then(|c| self.eval(fr, c));
-                let b = alt.and_then(|x| self.eval(fr, x));
-                union(a, b)
-            }
-        }
     }
 
     /// Java `switch` on a constant walks the matching case (and what falls

@@ -124,7 +124,7 @@ fn randomness(path: &str, src: &str, body: &str, nodes: &[Node<'_>], out: &mut V
 }
 
 #[allow(clippy::too_many_arguments)]
-fn finding(
+pub(super) fn finding(
     path: &str,
     src: &str,
     n: Node<'_>,
@@ -152,7 +152,7 @@ fn finding(
             function: None,
         },
     );
-    if rule.starts_with("JAVA-COOKIE") {
+    if rule.contains("-COOKIE") {
         f.category = "insecure-configuration".into();
     }
     f.description = description.into();

@@ -49,7 +49,7 @@ pub enum Role {
 pub struct Lang {
     /// The spec language.
     pub name: &'static str,
-    table: &'static [(&'static str, Role)],
+    pub(super) table: &'static [(&'static str, Role)],
     /// Field of a function's parameter list.
     pub params_field: &'static str,
     /// Field of a function's body.
@@ -237,8 +237,8 @@ const RUBY: Lang = Lang {
         ("return", Return),
         ("if", If),
         ("unless", If),
-        ("if_modifier", Branch),
-        ("unless_modifier", Branch),
+        ("if_modifier", If),
+        ("unless_modifier", If),
         ("conditional", Ternary),
         ("case", Branch),
         ("when", Branch),
@@ -261,6 +261,7 @@ pub fn adapter(name: &str) -> Option<&'static Lang> {
         "javascript" => &JAVASCRIPT,
         "go" => &GO,
         "ruby" => &RUBY,
+        "php" => &super::lang_php::PHP,
         _ => return None,
     })
 }
@@ -302,15 +303,21 @@ pub struct CallParts<'t> {
     pub name: String,
 }
 
-/// Text of `node`, whitespace removed.
+/// Text of `node`, whitespace removed; PHP's `->` and `?->` read as `.`
+/// (`$db->query` is `$db.query`, as the specs write paths).
 pub fn squash(node: Node<'_>, src: &str) -> String {
-    src[node.byte_range()]
+    let s: String = src[node.byte_range()]
         .chars()
         .filter(|c| !c.is_whitespace())
-        .collect()
+        .collect();
+    if s.contains("->") {
+        s.replace("?->", ".").replace("->", ".")
+    } else {
+        s
+    }
 }
 
-fn arg_nodes<'t>(list: Option<Node<'t>>) -> (Vec<Node<'t>>, usize) {
+pub(super) fn arg_nodes<'t>(list: Option<Node<'t>>) -> (Vec<Node<'t>>, usize) {
     let Some(list) = list else {
         return (Vec::new(), 0);
     };
@@ -333,6 +340,11 @@ fn arg_nodes<'t>(list: Option<Node<'t>>) -> (Vec<Node<'t>>, usize) {
 
 /// Reads a call (or `new`) node of `lang`.
 pub fn call_parts<'t>(lang: &Lang, node: Node<'t>, src: &str) -> CallParts<'t> {
+    if lang.name == "php"
+        && let Some(parts) = super::lang_php::call_parts(node, src)
+    {
+        return parts;
+    }
     let field = |n: Node<'t>, f: &str| n.child_by_field_name(f);
     let (callee_node, receiver, name_node, args) = match (lang.name, node.kind()) {
         ("java", "method_invocation") => (

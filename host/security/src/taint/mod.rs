@@ -13,8 +13,11 @@ mod analyze;
 mod call;
 pub mod category;
 mod consts;
+mod guard;
 mod java_checks;
 mod lang;
+mod lang_php;
+mod php_checks;
 pub mod spec;
 #[cfg(test)]
 mod tests;
@@ -25,6 +28,26 @@ pub use spec::{LANGUAGES, RawSpec, Specs, spec_language};
 
 /// The scanner name of taint findings (`--scanners taint`).
 pub const SCANNER: &str = "taint";
+
+/// The CWEs of the taint categories (and the pattern rules' variants).
+const TAINT_CWES: [&str; 13] = [
+    "CWE-89", "CWE-79", "CWE-22", "CWE-78", "CWE-77", "CWE-94", "CWE-95", "CWE-502", "CWE-918",
+    "CWE-601", "CWE-90", "CWE-643", "CWE-501",
+];
+
+/// Whether a pattern rule's CWE is the taint category's (`CWE-77` is
+/// command injection too, `CWE-94` code injection).
+fn same_kind(taint_cwe: &str, cwe: &str) -> bool {
+    let norm = |c: &str| {
+        match c {
+            "CWE-77" => "CWE-78",
+            "CWE-94" => "CWE-95",
+            other => other,
+        }
+        .to_string()
+    };
+    norm(taint_cwe) == norm(cwe)
+}
 
 /// Longest snippet in a flow step.
 const MAX_SNIPPET: usize = 160;
@@ -37,6 +60,7 @@ fn prefix(lang: &str) -> &'static str {
         "javascript" => "JS",
         "go" => "GO",
         "ruby" => "RUBY",
+        "php" => "PHP",
         _ => "TAINT",
     }
 }
@@ -59,18 +83,43 @@ pub fn scan(
     source: &str,
     specs: &Specs,
 ) -> Result<Vec<Finding>, String> {
+    analyse(path, grammar, source, specs).map(|a| a.findings)
+}
+
+/// What [`analyse`] found in one file.
+#[derive(Debug, Default)]
+pub struct Analysis {
+    /// The taint findings (and the Java and PHP checks').
+    pub findings: Vec<Finding>,
+    /// Sinks reached by a parameter of a function the file never calls:
+    /// `(file, line, CWE)`. A pattern finding there stays (see
+    /// [`supersede`]).
+    pub open: Vec<(String, u32, &'static str)>,
+}
+
+/// [`scan`], with the sinks the dataflow leaves open.
+///
+/// # Errors
+/// The file does not parse (too large, grammar missing).
+pub fn analyse(path: &str, grammar: &str, source: &str, specs: &Specs) -> Result<Analysis, String> {
     let Some(lang_name) = spec_language(grammar) else {
-        return Ok(Vec::new());
+        return Ok(Analysis::default());
     };
     let (Some(spec), Some(lang)) = (specs.get(lang_name), lang::adapter(lang_name)) else {
-        return Ok(Vec::new());
+        return Ok(Analysis::default());
     };
     let tree = agent_syntax::parse_tree(grammar, source).map_err(|e| e.to_string())?;
-    let hits = analyze::Analyzer::run(lang, spec, source, tree.root_node());
-    let mut extra = if lang_name == "java" {
-        java_checks::check(path, source, tree.root_node())
-    } else {
-        Vec::new()
+    let outcome = analyze::Analyzer::run(lang, spec, source, tree.root_node());
+    let open = outcome
+        .open
+        .iter()
+        .map(|(line, c)| (path.to_string(), *line, c.meta().cwe))
+        .collect();
+    let hits = outcome.hits;
+    let mut extra = match lang_name {
+        "java" => java_checks::check(path, source, tree.root_node()),
+        "php" => php_checks::check(path, source, tree.root_node()),
+        _ => Vec::new(),
     };
     let lines: Vec<&str> = source.lines().collect();
     let line_text = |n: u32| {
@@ -134,15 +183,26 @@ pub fn scan(
         out.push(f);
     }
     out.append(&mut extra);
-    Ok(out)
+    Ok(Analysis {
+        findings: out,
+        open,
+    })
 }
 
 /// Drops the pattern findings a taint finding of the same file, line and
 /// CWE covers (the taint finding carries the flow and replaces them), and
-/// the pattern findings of code injection and deserialization in languages
-/// the taint engine analyses: those fire only when tainted data reaches
-/// the sink (issue 16, item 4).
-pub fn supersede(findings: &mut Vec<Finding>, grammar: Option<&str>, specs: &Specs) {
+/// every pattern finding of a category the taint engine decides in the
+/// languages it analyses (injections, paths, requests, redirects, code,
+/// deserialization, the session): those are findings only when tainted
+/// data reaches the sink (issue 16, item 4). The pattern rules guess
+/// from one line ("a non-literal argument") and fire on casts, escaped
+/// values, allowlists and dead branches the dataflow sees through.
+pub fn supersede(
+    findings: &mut Vec<Finding>,
+    grammar: Option<&str>,
+    specs: &Specs,
+    open: &[(String, u32, &'static str)],
+) {
     if !supports(grammar, specs) {
         return;
     }
@@ -164,8 +224,12 @@ pub fn supersede(findings: &mut Vec<Finding>, grammar: Option<&str>, specs: &Spe
             return true;
         }
         let cwe = f.cwe.as_deref().unwrap_or("");
-        if matches!(cwe, "CWE-94" | "CWE-95" | "CWE-502") && f.scanner.ends_with("/sast") {
-            return false;
+        if f.scanner.ends_with("/sast") && TAINT_CWES.contains(&cwe) {
+            // Kept where a parameter of an uncalled function reaches a sink
+            // of the same kind: the caller is in another file.
+            return open.iter().any(|(file, line, c)| {
+                *file == f.location.file && *line == f.location.start_line && same_kind(c, cwe)
+            });
         }
         !covered.contains(&key(f))
     });

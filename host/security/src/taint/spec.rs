@@ -30,6 +30,12 @@ pub struct RawSpec {
     /// (`list.append(x)`, `sb.append(x)`, `map.put(k, x)`).
     #[serde(default)]
     pub propagators: Vec<String>,
+    /// Calls whose result is their arguments' text (`str`, `format`,
+    /// `unquote`). Any other call the spec does not name gives an opaque
+    /// value (a parsed document, another module's object): still tainted,
+    /// but not HTML text a route returns (see `returns_of_decorated`).
+    #[serde(default)]
+    pub text_calls: Vec<String>,
 }
 
 /// Sources of one language.
@@ -93,21 +99,26 @@ pub struct RawSanitizer {
     pub categories: Vec<String>,
 }
 
-/// A call or expression pattern: `a.b` exactly, or `*.b` (`b` or any
-/// `x.b`).
+/// A call or expression pattern: `a.b` exactly, `*.b` (`b` or any
+/// `x.b`), or `a.*` (anything under `a.`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Pat {
     /// The whole text.
     Exact(String),
     /// The text itself (without the `*.`) or anything ending in `.text`.
     Suffix(String),
+    /// Anything starting with the text and a dot (`hashlib.*`).
+    Prefix(String),
 }
 
 impl Pat {
     fn new(p: &str) -> Pat {
         let p: String = p.split_whitespace().collect::<Vec<_>>().join(" ");
-        match p.strip_prefix("*.") {
-            Some(rest) => Pat::Suffix(rest.to_string()),
+        if let Some(rest) = p.strip_prefix("*.") {
+            return Pat::Suffix(rest.to_string());
+        }
+        match p.strip_suffix(".*") {
+            Some(head) => Pat::Prefix(head.to_string()),
             None => Pat::Exact(p),
         }
     }
@@ -121,6 +132,11 @@ impl Pat {
                     || (text.len() > s.len()
                         && text.ends_with(s.as_str())
                         && text.as_bytes()[text.len() - s.len() - 1] == b'.')
+            }
+            Pat::Prefix(h) => {
+                text.len() > h.len() + 1
+                    && text.starts_with(h.as_str())
+                    && text.as_bytes()[h.len()] == b'.'
             }
         }
     }
@@ -173,6 +189,8 @@ pub struct LangSpec {
     pub sanitizers: Vec<Sanitizer>,
     /// Propagators (arguments into receiver).
     pub propagators: Vec<Pat>,
+    /// Calls whose result is their arguments' text.
+    pub text_calls: Vec<Pat>,
 }
 
 /// Every language's specification.
@@ -182,15 +200,16 @@ pub struct Specs {
 }
 
 /// The languages the taint engine has an adapter for.
-pub const LANGUAGES: [&str; 5] = ["python", "java", "javascript", "go", "ruby"];
+pub const LANGUAGES: [&str; 6] = ["python", "java", "javascript", "go", "ruby", "php"];
 
 /// The built-in specification files: (name, text).
-pub const BUILTIN: [(&str, &str); 5] = [
+pub const BUILTIN: [(&str, &str); 6] = [
     ("python.yaml", include_str!("specs/python.yaml")),
     ("java.yaml", include_str!("specs/java.yaml")),
     ("javascript.yaml", include_str!("specs/javascript.yaml")),
     ("go.yaml", include_str!("specs/go.yaml")),
     ("ruby.yaml", include_str!("specs/ruby.yaml")),
+    ("php.yaml", include_str!("specs/php.yaml")),
 ];
 
 /// The language whose spec and adapter a grammar uses.
@@ -201,6 +220,7 @@ pub fn spec_language(grammar: &str) -> Option<&'static str> {
         "javascript" | "typescript" | "tsx" => "javascript",
         "go" => "go",
         "ruby" => "ruby",
+        "php" => "php",
         _ => return None,
     })
 }
@@ -271,6 +291,7 @@ impl Specs {
             });
         }
         s.propagators.extend(pats(&raw.propagators));
+        s.text_calls.extend(pats(&raw.text_calls));
         Ok(())
     }
 }

@@ -7,6 +7,7 @@ use super::{Specs, scan};
 mod go;
 mod java;
 mod javascript;
+mod php;
 mod python;
 mod ruby;
 

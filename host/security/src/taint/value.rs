@@ -29,6 +29,12 @@ pub struct Taint {
     pub src: bool,
     /// Derives from these parameters of the function being summarised.
     pub params: u64,
+    /// The value is the result of a call the spec does not know (a parsed
+    /// document, another module's object, a process result), not text
+    /// built from the input: a route returning it is not returning HTML
+    /// made of tainted text. Concatenation, formatting, f-strings and
+    /// indexing make it text again.
+    pub opaque: bool,
 }
 
 /// A value: tainted or not.
@@ -42,6 +48,7 @@ impl Taint {
             cleared: 0,
             src: true,
             params: 0,
+            opaque: false,
         }
     }
 
@@ -83,20 +90,33 @@ impl Taint {
 }
 
 /// The value of a merge point: tainted when either side is; cleaned only
-/// for what both sides were cleaned for.
+/// for what both sides were cleaned for; text when either side is.
 pub fn union(a: T, b: T) -> T {
     match (a, b) {
         (None, x) | (x, None) => x,
         (Some(a), Some(b)) => {
-            let (cleared, src, params) =
-                (a.cleared & b.cleared, a.src || b.src, a.params | b.params);
+            let (cleared, src, params, opaque) = (
+                a.cleared & b.cleared,
+                a.src || b.src,
+                a.params | b.params,
+                a.opaque && b.opaque,
+            );
             let base = if a.src || !b.src { a } else { b };
             Some(Taint {
                 cleared,
                 src,
                 params,
+                opaque,
                 ..base
             })
         }
     }
+}
+
+/// The same value as text (built by concatenation, formatting, indexing).
+pub fn text(t: T) -> T {
+    t.map(|mut t| {
+        t.opaque = false;
+        t
+    })
 }

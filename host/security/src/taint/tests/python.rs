@@ -193,3 +193,110 @@ class Repo:
 "#;
     assert_eq!(hits("python", bad), vec![("PY-TAINT-SQLI".into(), 4)]);
 }
+
+#[test]
+fn a_route_returning_html_text_built_from_request_data_is_xss_and_safe_responses_are_not() {
+    // Returned text made of request data: the raw value, concatenation,
+    // an f-string, `%` and `.format`, an element of a parsed document.
+    let bad = r#"
+import json
+from flask import Flask, request, make_response, Response
+app = Flask(__name__)
+
+@app.route("/a")
+def a():
+    return request.args.get("name")
+
+@app.route("/b")
+def b():
+    name = request.args.get("name", "")
+    return "<p>Hello " + name + "</p>"
+
+@app.route("/c")
+def c():
+    return f"<p>{request.args['q']}</p>"
+
+@app.route("/d")
+def d():
+    return "<b>%s</b>" % request.form["x"]
+
+@app.route("/e")
+def e():
+    data = json.loads(request.data)
+    return "<i>{}</i>".format(data["who"])
+
+@app.route("/f")
+def f():
+    return Response(request.args.get("m"))
+"#;
+    assert_eq!(
+        hits("python", bad),
+        vec![
+            ("PY-TAINT-XSS".into(), 8),
+            ("PY-TAINT-XSS".into(), 13),
+            ("PY-TAINT-XSS".into(), 17),
+            ("PY-TAINT-XSS".into(), 21),
+            ("PY-TAINT-XSS".into(), 26),
+            ("PY-TAINT-XSS".into(), 30),
+        ]
+    );
+    // Safe responses: an autoescaping template, JSON, a contained file,
+    // a redirect's own category, digests, numbers, a process's output,
+    // another module's result, a parsed document's repr, a non-HTML type.
+    let safe = r#"
+import hashlib, hmac, json, os, subprocess, base64
+from flask import Flask, request, render_template, jsonify, send_from_directory, Response
+from app import fetcher
+app = Flask(__name__)
+
+@app.route("/1")
+def one():
+    return render_template("hello.html", name=request.args.get("name"))
+
+@app.route("/2")
+def two():
+    return jsonify(user=request.args.get("name"))
+
+@app.route("/3")
+def three():
+    return send_from_directory("/srv/files", request.args.get("file", ""))
+
+@app.route("/4")
+def four():
+    pw = request.args.get("password", "")
+    return hashlib.pbkdf2_hmac("sha256", pw.encode(), os.urandom(16), 200_000).hex()
+
+@app.route("/5")
+def five():
+    key = request.args.get("k", "")
+    mac = hmac.new(b"secret", key.encode(), hashlib.sha256).hexdigest()
+    return base64.b64encode(hashlib.sha256(key.encode()).digest()).decode() + mac
+
+@app.route("/6")
+def six():
+    return str(int(request.args.get("n", "0")) + 1)
+
+@app.route("/7")
+def seven():
+    host = request.args.get("host", "")
+    out = subprocess.run(["ping", "-c", "1", host], capture_output=True, check=False)
+    return out.stdout
+
+@app.route("/8")
+def eight():
+    return fetcher.download(request.args["url"])
+
+@app.route("/9")
+def nine():
+    return str(json.loads(request.data))
+
+@app.route("/10")
+def ten():
+    return Response(request.args.get("m"), mimetype="application/json")
+
+@app.route("/11")
+def eleven():
+    return str(len(request.args.get("q", "")))
+"#;
+    assert!(py(safe).is_empty(), "{:?}", hits("python", safe));
+}
