@@ -86,6 +86,9 @@ pub struct Analyzer<'a, 't> {
     pub hits: Vec<Hit>,
     /// Names of the file's functions called in the file.
     pub(super) called: std::collections::HashSet<String>,
+    /// Constants of the top-level code (`DEBUG = False`), seen by every
+    /// function.
+    pub(super) globals: HashMap<String, Const>,
 }
 
 /// What the walk over a file found.
@@ -136,9 +139,11 @@ impl<'a, 't> Analyzer<'a, 't> {
             depth: 0,
             hits: Vec::new(),
             called: std::collections::HashSet::new(),
+            globals: HashMap::new(),
         };
         let mut top = Frame::default();
         a.eval(&mut top, root);
+        a.globals = top.consts;
         for f in functions {
             a.summary(f);
         }
@@ -176,6 +181,7 @@ impl<'a, 't> Analyzer<'a, 't> {
             .any(|d| self.spec.param_decorators.iter().any(|p| p == d));
         let mut fr = Frame {
             name: Some(name.clone()),
+            consts: self.globals.clone(),
             ..Frame::default()
         };
         let offset = usize::from(
@@ -369,6 +375,24 @@ impl<'a, 't> Analyzer<'a, 't> {
                 fr.weak -= 1;
                 None
             }
+            Role::Other if is_comprehension(n.kind()) => {
+                // `[f(x) for x in xs if c]`: the clauses bind `x` first.
+                let body = n.child_by_field_name("body");
+                let mut cursor = n.walk();
+                let kids: Vec<Node<'t>> = n.named_children(&mut cursor).collect();
+                // Its variables are its own (not an earlier loop's).
+                for k in &kids {
+                    if let Some(target) = k.child_by_field_name("left") {
+                        for v in std::iter::once(target).chain(descendants(target)) {
+                            fr.vars.remove(&squash(v, self.src));
+                        }
+                    }
+                }
+                for k in kids.into_iter().filter(|k| Some(*k) != body) {
+                    self.eval(fr, k);
+                }
+                body.and_then(|b| self.eval(fr, b))
+            }
             Role::Other => {
                 let t = self.children(fr, n);
                 // Concatenation, formatting, interpolation build text.
@@ -522,12 +546,16 @@ impl<'a, 't> Analyzer<'a, 't> {
         }
         let parts = super::lang::call_parts(self.lang, n, self.src);
         let name = parts.name.to_ascii_lowercase();
-        if !(name.contains("parse") || name == "url" || name == "uri") {
+        let uri_create = name == "create" && parts.callee.ends_with("URI.create");
+        if !(name.contains("parse") || name == "url" || name == "uri" || uri_create) {
             return None;
         }
+        // The variable the URL is made of (`URI.create(x == null ? "/" : x)`).
         let a = *parts.args.first()?;
-        let a = super::consts::unwrap(a);
-        matches!(self.lang.role(a.kind()), Role::Ident).then(|| squash(a, self.src))
+        std::iter::once(a)
+            .chain(descendants(a))
+            .find(|d| self.lang.role(d.kind()) == Role::Ident)
+            .map(|d| squash(d, self.src))
     }
 
     /// Stores `t` into the target `lhs` (names, paths, keys, tuples).
@@ -652,6 +680,17 @@ impl<'t> Analyzer<'_, 't> {
         }
         NON_HTML.is_match(self.text(n))
     }
+}
+
+/// Python comprehensions and generator expressions.
+fn is_comprehension(kind: &str) -> bool {
+    matches!(
+        kind,
+        "list_comprehension"
+            | "set_comprehension"
+            | "dictionary_comprehension"
+            | "generator_expression"
+    )
 }
 
 /// Node kinds whose value is text built from their parts: binary

@@ -100,6 +100,12 @@ impl<'t> Analyzer<'_, 't> {
         if STRING_KINDS.contains(&kind) {
             return literal_key(n, self.src).map(Const::Str);
         }
+        if matches!(kind, "true" | "True") {
+            return Some(Const::Int(1));
+        }
+        if matches!(kind, "false" | "False" | "none" | "None" | "null" | "nil") {
+            return Some(Const::Int(0));
+        }
         if matches!(kind, "identifier" | "field_access" | "attribute") {
             return fr.consts.get(&squash(n, self.src)).cloned();
         }
@@ -136,11 +142,46 @@ impl<'t> Analyzer<'_, 't> {
 
     /// The constant truth of a condition, when it has one.
     pub(super) fn const_cond(&self, fr: &Frame, n: Node<'t>) -> Option<bool> {
+        self.cond_at(fr, n, 0)
+    }
+
+    fn cond_at(&self, fr: &Frame, n: Node<'t>, depth: usize) -> Option<bool> {
         let n = unwrap(n);
+        if depth > 16 {
+            return None;
+        }
         match n.kind() {
             "true" => return Some(true),
             "false" => return Some(false),
             _ => {}
+        }
+        // `if 0:`, `if DEBUG:` with `DEBUG = False`.
+        if let Some(Const::Int(i)) = self.const_of(fr, n) {
+            return Some(i != 0);
+        }
+        if matches!(n.kind(), "not_operator" | "unary_expression" | "unary")
+            && n.child_by_field_name("operator")
+                .is_none_or(|o| matches!(self.text(o).trim(), "!" | "not"))
+        {
+            let inner = n
+                .child_by_field_name("argument")
+                .or_else(|| n.child_by_field_name("operand"))?;
+            return self.cond_at(fr, inner, depth + 1).map(|b| !b);
+        }
+        if let Some(op) = n
+            .child_by_field_name("operator")
+            .map(|o| self.text(o).trim())
+            && matches!(op, "&&" | "||" | "and" | "or")
+        {
+            let l = self.cond_at(fr, n.child_by_field_name("left")?, depth + 1);
+            let r = self.cond_at(fr, n.child_by_field_name("right")?, depth + 1);
+            return match (op, l, r) {
+                ("&&" | "and", Some(false), _) | ("&&" | "and", _, Some(false)) => Some(false),
+                ("&&" | "and", Some(true), Some(true)) => Some(true),
+                ("||" | "or", Some(true), _) | ("||" | "or", _, Some(true)) => Some(true),
+                ("||" | "or", Some(false), Some(false)) => Some(false),
+                _ => None,
+            };
         }
         let op = self.text(n.child_by_field_name("operator")?).trim();
         let l = self.const_of(fr, n.child_by_field_name("left")?)?;

@@ -120,16 +120,35 @@ impl<'t> Analyzer<'_, 't> {
             .map(|o| self.text(o).trim())
             && matches!(op, "||" | "&&" | "or" | "and")
         {
+            // Every such side holds there (`!ok(a) || !ok(b)`, then leaving:
+            // both passed).
+            // When every side is a guard of the other kind, any one of
+            // them decides (`host != null && !ok(host)`, then resetting:
+            // either passed).
             let want_negated = matches!(op, "||" | "or");
-            let sides = [
+            let sides: Vec<Option<Guard>> = [
                 n.child_by_field_name("left"),
                 n.child_by_field_name("right"),
-            ];
-            return sides
-                .into_iter()
-                .flatten()
-                .filter_map(|s| self.guard(fr, s))
-                .find(|g| g.negated == want_negated);
+            ]
+            .into_iter()
+            .map(|s| s.and_then(|s| self.guard(fr, s)))
+            .collect();
+            let merge = |negated: bool| {
+                let vars: Vec<(String, u16)> = sides
+                    .iter()
+                    .flatten()
+                    .filter(|g| g.negated == negated)
+                    .flat_map(|g| g.vars.clone())
+                    .collect();
+                (!vars.is_empty()).then_some(Guard { vars, negated })
+            };
+            if sides
+                .iter()
+                .all(|g| g.as_ref().is_some_and(|g| g.negated != want_negated))
+            {
+                return merge(!want_negated);
+            }
+            return merge(want_negated);
         }
         let one = |x: Node<'t>, negated: bool| {
             Some(Guard {
@@ -137,6 +156,38 @@ impl<'t> Analyzer<'_, 't> {
                 negated,
             })
         };
+        // A URL's host compared with anything (`uri.getHost() != null`,
+        // `u.hostname == "a"`): a host check, for requests and redirects.
+        if matches!(kind, "binary_expression" | "comparison_operator" | "binary")
+            && let (Some(l), Some(op)) = (
+                n.child_by_field_name("left").or_else(|| n.named_child(0)),
+                n.child_by_field_name("operator")
+                    .map(|o| self.text(o).trim().to_string()),
+            )
+        {
+            let lt = squash(l, self.src);
+            let host = [
+                ".getHost()",
+                ".hostname",
+                ".host",
+                ".Host",
+                ".Hostname()",
+                ".netloc",
+            ]
+            .iter()
+            .any(|h| lt.ends_with(h));
+            if host && matches!(op.as_str(), "==" | "===" | "!=" | "!==") {
+                let vars = self
+                    .keys(fr, l)
+                    .into_iter()
+                    .map(|(v, _)| (v, url_bits()))
+                    .collect();
+                return Some(Guard {
+                    vars,
+                    negated: op.starts_with('!'),
+                });
+            }
+        }
         if kind == "comparison_operator" {
             let l = n.named_child(0)?;
             let r = n.named_child(1)?;
@@ -165,6 +216,18 @@ impl<'t> Analyzer<'_, 't> {
             let op = self.text(n.child_by_field_name("operator")?).trim();
             let l = n.child_by_field_name("left")?;
             let r = n.child_by_field_name("right")?;
+            // PHP containment: `strpos($path, $base) === 0`.
+            if matches!(op, "===" | "!==" | "==" | "!=")
+                && literal_key(r, self.src).as_deref() == Some("0")
+                && self.lang.role(unwrap(l).kind()) == Role::Call
+            {
+                let parts = call_parts(self.lang, unwrap(l), self.src);
+                if parts.name == "strpos" {
+                    let subject = *parts.args.first()?;
+                    let bit = Category::Path.bit();
+                    return Some(self.masked_all(fr, subject, bit, op.starts_with('!')));
+                }
+            }
             if matches!(op, "==" | "===" | "!=" | "!==") && literal_key(r, self.src).is_some() {
                 return one(l, op.starts_with('!'));
             }
@@ -228,12 +291,22 @@ impl<'t> Analyzer<'_, 't> {
                     Some(r) if parts.name != "HasPrefix" => (r, arg(0)?),
                     _ => (arg(0)?, arg(1)?),
                 };
-                let p = literal_key(prefix, self.src)?;
-                if p.starts_with('/') || p.starts_with("https://") || p.starts_with("http://") {
-                    url_only(subject)
-                } else {
-                    None
+                match literal_key(prefix, self.src) {
+                    Some(p)
+                        if p.starts_with('/')
+                            || p.starts_with("https://")
+                            || p.starts_with("http://") =>
+                    {
+                        url_only(subject)
+                    }
+                    Some(_) => None,
+                    // A prefix that is a variable: containment in a base
+                    // directory (`real.startsWith(base)`).
+                    None => Some(self.masked_all(fr, subject, Category::Path.bit(), false)),
                 }
+            }
+            "str_starts_with" if parts.receiver.is_none() => {
+                Some(self.masked_all(fr, arg(0)?, Category::Path.bit(), false))
             }
             "url_has_allowed_host_and_scheme" | "is_safe_url" | "isSafeUrl" => url_only(arg(0)?),
             // A restrictive pattern: `x.matches("^[a-z0-9]+$")`,
@@ -279,6 +352,17 @@ impl<'t> Analyzer<'_, 't> {
             vars,
             negated: false,
         }
+    }
+
+    /// A guard on `n` and the variables it is read from, each cleaning
+    /// `mask`.
+    fn masked_all(&self, fr: &Frame, n: Node<'t>, mask: u16, negated: bool) -> Guard {
+        let vars = self
+            .keys(fr, n)
+            .into_iter()
+            .map(|(v, _)| (v, mask))
+            .collect();
+        Guard { vars, negated }
     }
 
     /// The variables a tested expression stands for: itself (every

@@ -321,6 +321,10 @@ pub(super) fn arg_nodes<'t>(list: Option<Node<'t>>) -> (Vec<Node<'t>>, usize) {
     let Some(list) = list else {
         return (Vec::new(), 0);
     };
+    // Python's `f(x for x in xs)`: the generator is the one argument.
+    if list.kind() == "generator_expression" {
+        return (vec![list], 1);
+    }
     let mut cursor = list.walk();
     let mut out = Vec::new();
     let mut keywords = Vec::new();

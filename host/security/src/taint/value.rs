@@ -90,13 +90,22 @@ impl Taint {
 }
 
 /// The value of a merge point: tainted when either side is; cleaned only
-/// for what both sides were cleaned for; text when either side is.
+/// for what both sides were cleaned for (a source's side decides when
+/// only one side derives from a source); text when either side is.
 pub fn union(a: T, b: T) -> T {
     match (a, b) {
         (None, x) | (x, None) => x,
         (Some(a), Some(b)) => {
+            // What a source's value was cleaned for stays cleaned when it
+            // meets a parameter's (`request.getContextPath() + next`): the
+            // findings are about the source.
+            let cleared = match (a.src, b.src) {
+                (true, false) => a.cleared,
+                (false, true) => b.cleared,
+                _ => a.cleared & b.cleared,
+            };
             let (cleared, src, params, opaque) = (
-                a.cleared & b.cleared,
+                cleared,
                 a.src || b.src,
                 a.params | b.params,
                 a.opaque && b.opaque,
