@@ -5,6 +5,7 @@
 use super::{Specs, scan};
 
 mod go;
+mod guards;
 mod java;
 mod javascript;
 mod php;
