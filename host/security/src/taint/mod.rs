@@ -10,6 +10,7 @@
 //! arguments.
 
 mod analyze;
+mod branch;
 mod call;
 pub mod category;
 mod consts;
@@ -18,6 +19,7 @@ mod java_checks;
 mod lang;
 mod lang_php;
 mod php_checks;
+mod shape;
 pub mod spec;
 #[cfg(test)]
 mod tests;
