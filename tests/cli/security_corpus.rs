@@ -19,34 +19,35 @@ use serde_json::Value;
 
 use super::code;
 
-/// The floor: today's engine (before the taint engine) measured on this
-/// corpus, nothing subtracted. A row names a category (all languages), the
+/// The floor: the engine with the taint engine (issue 16) measured on this
+/// corpus, each figure moved 0.001 in the lenient direction (never below
+/// the rows before the taint engine). A row names a category (all languages), the
 /// mean over categories, or a language's macro average over its categories; columns: scope, min TPR,
 /// max FPR, min J. Raise a row when the engine gets better; never lower one
 /// to make a change pass.
 const FLOORS: &[Floor] = &[
-    floor("sqli", 0.391, 0.364, 0.027),
-    floor("xss", 0.136, 0.0, 0.136),
-    floor("path-traversal", 0.421, 0.422, 0.0),
-    floor("command-injection", 0.736, 0.334, 0.403),
-    floor("code-injection", 0.411, 0.063, 0.349),
-    floor("deserialization", 0.578, 0.2, 0.378),
-    floor("ssrf", 0.235, 0.286, -0.051),
-    floor("open-redirect", 0.0, 0.0, 0.0),
-    floor("ldap", 0.0, 0.0, 0.0),
-    floor("xpath", 0.0, 0.0, 0.0),
-    floor("weak-hash", 0.5, 0.0, 0.5),
-    floor("weak-cipher", 0.812, 0.0, 0.812),
-    floor("weak-random", 0.133, 0.0, 0.133),
-    floor("insecure-cookie", 0.0, 0.0, 0.0),
-    floor("trust-boundary", 0.0, 0.0, 0.0),
-    floor("mean over categories", 0.29, 0.112, 0.179),
-    floor("java (macro)", 0.172, 0.106, 0.066),
-    floor("python (macro)", 0.401, 0.174, 0.227),
-    floor("javascript (macro)", 0.444, 0.145, 0.3),
-    floor("go (macro)", 0.291, 0.084, 0.208),
-    floor("ruby (macro)", 0.439, 0.076, 0.363),
-    floor("php (macro)", 0.0, 0.0, 0.0),
+    floor("sqli", 0.999, 0.001, 0.999),
+    floor("xss", 0.772, 0.0, 0.772),
+    floor("path-traversal", 0.841, 0.212, 0.631),
+    floor("command-injection", 0.841, 0.112, 0.73),
+    floor("code-injection", 0.823, 0.001, 0.823),
+    floor("deserialization", 0.788, 0.2, 0.588),
+    floor("ssrf", 0.881, 0.001, 0.881),
+    floor("open-redirect", 0.61, 0.0, 0.61),
+    floor("ldap", 0.749, 0.0, 0.749),
+    floor("xpath", 0.817, 0.0, 0.817),
+    floor("weak-hash", 0.61, 0.0, 0.61),
+    floor("weak-cipher", 0.937, 0.0, 0.937),
+    floor("weak-random", 0.399, 0.0, 0.399),
+    floor("insecure-cookie", 0.311, 0.0, 0.311),
+    floor("trust-boundary", 0.732, 0.0, 0.732),
+    floor("mean over categories", 0.741, 0.036, 0.706),
+    floor("java (macro)", 0.752, 0.078, 0.676),
+    floor("python (macro)", 0.687, 0.014, 0.673),
+    floor("javascript (macro)", 0.599, 0.057, 0.543),
+    floor("go (macro)", 0.596, 0.043, 0.555),
+    floor("ruby (macro)", 0.544, 0.001, 0.544),
+    floor("php (macro)", 0.999, 0.0, 0.999),
 ];
 
 /// Categories every language must cover (the issue's minimum): Java all of

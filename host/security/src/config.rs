@@ -156,6 +156,9 @@ pub struct SecurityConfig {
     pub ci: CiConfig,
     /// Allowlist.
     pub allowlist: Allowlist,
+    /// Taint specifications added to the built-in ones (`taint:`, one
+    /// entry per language; docs/security.md, "Taint analysis").
+    pub taint: Vec<crate::taint::RawSpec>,
 }
 
 #[derive(Deserialize, Default)]
@@ -171,6 +174,8 @@ struct RawConfig {
     ci: Option<RawCi>,
     #[serde(default)]
     allowlist: Option<RawAllowlist>,
+    #[serde(default)]
+    taint: Vec<crate::taint::RawSpec>,
 }
 
 #[derive(Deserialize)]
@@ -391,6 +396,7 @@ impl SecurityConfig {
         self.allowlist.paths.extend(other.allowlist.paths);
         self.allowlist.regexes.extend(other.allowlist.regexes);
         self.allowlist.rules.extend(other.allowlist.rules);
+        self.taint.extend(other.taint);
         if self.ci.fail_on.is_none() {
             self.ci.fail_on = other.ci.fail_on;
         }
@@ -423,6 +429,7 @@ fn check_globs(cx: &Ctx<'_>, field: &str, globs: &[String]) -> Result<(), Config
 }
 
 fn convert(raw: RawConfig, cx: &Ctx<'_>) -> Result<SecurityConfig, ConfigError> {
+    let raw_taint = raw.taint;
     let mut rules: Vec<Rule> = Vec::new();
     for (i, r) in raw.rules.into_iter().enumerate() {
         let at = |f: &str| format!("rules[{i}].{f}");
@@ -621,6 +628,12 @@ fn convert(raw: RawConfig, cx: &Ctx<'_>) -> Result<SecurityConfig, ConfigError> 
             }
         }
     };
+    let mut specs = crate::taint::Specs::default();
+    for (i, t) in raw_taint.iter().enumerate() {
+        specs
+            .add(t)
+            .map_err(|(field, message)| cx.err(&format!("taint[{i}].{field}"), message))?;
+    }
     Ok(SecurityConfig {
         file: Some(cx.file.to_path_buf()),
         rules,
@@ -628,6 +641,7 @@ fn convert(raw: RawConfig, cx: &Ctx<'_>) -> Result<SecurityConfig, ConfigError> 
         banned,
         ci,
         allowlist,
+        taint: raw_taint,
     })
 }
 

@@ -383,6 +383,7 @@ pub fn load_rules(
             rules
                 .add(&cfg.rules, Some(s.name()))
                 .map_err(anyhow::Error::msg)?;
+            project.taint.extend(cfg.taint);
         }
         if let Some(file) = &sr.overrides_file {
             let cfg = skill_config(s, file)?;
@@ -518,6 +519,7 @@ struct Shared<'a> {
     skills: &'a [&'a Skill],
     scanners: &'a [ScannerEntry],
     rules: &'a RuleSet,
+    taint: Option<&'a crate::taint::Specs>,
     files: &'a [WalkedFile],
     policy: &'a Policy,
     diff: Option<&'a DiffScope>,
@@ -604,6 +606,9 @@ fn scan_file<'s>(
         .filter(|s| s.wants(&file.path, file.language))
         .collect();
     let rules_apply = sh.rules.wants(&file.path, file.language);
+    let taint_applies = sh
+        .taint
+        .is_some_and(|t| crate::taint::supports(file.language, t));
     let content = match read_text(&file.abs, sh.max_file_bytes) {
         Ok(Some(c)) => c,
         Ok(None) => {
@@ -623,7 +628,7 @@ fn scan_file<'s>(
     };
     out.scanned += 1;
     out.lines += content.lines().count();
-    if wanted.is_empty() && !rules_apply {
+    if wanted.is_empty() && !rules_apply && !taint_applies {
         return;
     }
     let lines: Vec<&str> = content.lines().collect();
@@ -654,7 +659,35 @@ fn scan_file<'s>(
         }
         out.findings.extend(found);
     }
+    // Sinks the dataflow leaves open (see `taint::supersede`).
+    let mut open = Vec::new();
+    if let (true, Some(specs), Some(lang)) = (taint_applies, sh.taint, file.language) {
+        let t = Instant::now();
+        let result = crate::taint::analyse(&file.path, lang, &content, specs);
+        let millis = t.elapsed().as_millis() as u64;
+        let st = out.stat(crate::taint::SCANNER);
+        st.files += 1;
+        st.millis += millis;
+        match result {
+            Ok(found) => {
+                out.stat(crate::taint::SCANNER).findings += found.findings.len();
+                out.findings.extend(found.findings);
+                open = found.open;
+            }
+            Err(message) => {
+                out.stat(crate::taint::SCANNER).errors += 1;
+                out.errors.push(ScanError {
+                    scanner: crate::taint::SCANNER.into(),
+                    file: Some(file.path.clone()),
+                    message,
+                });
+            }
+        }
+    }
     if wanted.is_empty() {
+        if let Some(specs) = sh.taint {
+            crate::taint::supersede(&mut out.findings, file.language, specs, &open);
+        }
         return;
     }
     let target = ScanTarget {
@@ -726,6 +759,9 @@ fn scan_file<'s>(
             file: Some(file.path.clone()),
             message,
         });
+    }
+    if let Some(specs) = sh.taint {
+        crate::taint::supersede(&mut out.findings, file.language, specs, &open);
     }
 }
 
@@ -812,6 +848,18 @@ pub fn audit(
         .min(walked.files.len())
         .max(1);
 
+    let taint_specs = if opts.scanners.runs_engine(crate::taint::SCANNER) {
+        let mut specs = crate::taint::Specs::builtin();
+        for t in &config.taint {
+            specs.add(t).map_err(|(field, e)| {
+                anyhow::anyhow!("taint spec for {}: {field}: {e}", t.language)
+            })?;
+        }
+        Some(specs)
+    } else {
+        None
+    };
+
     let policy = Policy::new(&config.allowlist, &config.overrides);
     let collector = Mutex::new(Collector::new(opts.caps));
     let shared = Shared {
@@ -820,6 +868,7 @@ pub fn audit(
         skills: &selected,
         scanners: &scanners,
         rules: &rules,
+        taint: taint_specs.as_ref(),
         files: &walked.files,
         policy: &policy,
         diff: diff.as_ref(),

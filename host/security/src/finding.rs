@@ -184,6 +184,22 @@ pub struct Finding {
     /// Extra key/value data.
     #[serde(default)]
     pub metadata: BTreeMap<String, String>,
+    /// For a taint finding: the path from the source to the sink.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flow: Vec<FlowStep>,
+}
+
+/// One step of a taint flow (SARIF `codeFlows` thread-flow location).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlowStep {
+    /// Path relative to the project root.
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// The line's text, trimmed.
+    pub snippet: String,
+    /// What happens there (`source: request.args`, `assigned to q`, `sink: cursor.execute(…)`).
+    pub note: String,
 }
 
 /// Collapses whitespace runs to one space and trims.
@@ -231,6 +247,7 @@ impl Finding {
             confidence: Confidence::Medium,
             references: Vec::new(),
             metadata: BTreeMap::new(),
+            flow: Vec::new(),
         };
         f.fingerprint(None);
         f
@@ -290,6 +307,7 @@ impl Finding {
             confidence: confidence_of_wit(&format!("{:?}", wit.confidence)),
             references: wit.references,
             metadata: wit.metadata.into_iter().collect(),
+            flow: Vec::new(),
         };
         f.fingerprint(line_text);
         f

@@ -24,6 +24,7 @@ pub mod output;
 pub mod paths;
 pub mod post;
 pub mod rules;
+pub mod taint;
 pub mod walk;
 mod yaml_lines;
 

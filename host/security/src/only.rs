@@ -3,14 +3,14 @@
 //! A name is a scanner a selected skill declares (`security_rules.scanners`
 //! in its SKILL.yaml), bare (`secrets`: that scanner of every skill that has
 //! one) or qualified (`security-base/secrets`), or one of the engine's own:
-//! `rules` (the project's and skills' rule files) and `deps` (lockfiles
-//! against advisories). Anything else is refused, listing the valid names.
+//! `rules` (the project's and skills' rule files), `deps` (lockfiles
+//! against advisories) and `taint` (the taint engine). Anything else is refused, listing the valid names.
 
 use agent_runtime::Skill;
 use anyhow::bail;
 
 /// The engine's own scanners, beside the skills' ones.
-pub const ENGINE_SCANNERS: [&str; 3] = ["rules", "deps", "plist"];
+pub const ENGINE_SCANNERS: [&str; 4] = ["rules", "deps", "plist", "taint"];
 
 /// Which scanners take part; `all` when no `--scanners` was given.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

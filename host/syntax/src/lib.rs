@@ -56,6 +56,7 @@ const LANGUAGES: &[&str] = &[
     "c",
     "cpp",
     "objective-c",
+    "php",
 ];
 
 /// Names of the bundled grammars.
@@ -83,6 +84,7 @@ pub fn language_for_path(path: &str) -> Option<&'static str> {
         // Objective-C and Objective-C++ sources; a `.h` header stays C (it
         // cannot be told apart from a C header by its name).
         "m" | "mm" => "objective-c",
+        "php" | "phtml" => "php",
         _ => return None,
     })
 }
@@ -131,6 +133,7 @@ fn load_grammar(name: &'static str) -> Result<Language, String> {
         "c" => tree_sitter_c::LANGUAGE,
         "cpp" => tree_sitter_cpp::LANGUAGE,
         "objective-c" => tree_sitter_objc::LANGUAGE,
+        "php" => tree_sitter_php::LANGUAGE_PHP,
         _ => return Err(format!("the {name} grammar is not bundled")),
     };
     Ok(Language::new(f))
@@ -483,3 +486,22 @@ pub fn query_bounded(
 
 #[cfg(test)]
 mod tests;
+
+/// The tree-sitter crate the grammars are built for, so that callers walking a [`parse_tree`]
+/// result use the same version.
+pub use tree_sitter;
+
+/// Parses `source` as `language` and returns the syntax tree (the security engine's taint
+/// analysis walks it directly). Uses this thread's parser; no deadline.
+///
+/// # Errors
+/// An unknown language, a source over [`MAX_SOURCE_BYTES`], a grammar that does not load or
+/// a parse that fails.
+pub fn parse_tree(language: &str, source: &str) -> Result<Tree, SyntaxError> {
+    let (language, grammar) = grammar(language)?;
+    if source.len() > MAX_SOURCE_BYTES {
+        return Err(too_large("source", "bytes", source.len(), MAX_SOURCE_BYTES));
+    }
+    let mut clock = Clock::new(None);
+    parse(language, &grammar, source, &mut clock)
+}

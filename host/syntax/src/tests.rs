@@ -103,6 +103,12 @@ fn every_language_parses_and_queries_with_positions() {
             "(class_interface . (identifier) @name)",
             ("Vault", 2, 12, 2, 17),
         ),
+        (
+            "php",
+            "<html><?php\nfunction greet() {}\n",
+            "(function_definition name: (name) @name)",
+            ("greet", 2, 10, 2, 15),
+        ),
     ];
     let covered: Vec<&str> = cases.iter().map(|c| c.0).collect();
     assert_eq!(covered, languages(), "one case per bundled language");
@@ -354,6 +360,8 @@ fn language_for_path_maps_extensions() {
         ("x.hh", Some("cpp")),
         ("Vault.m", Some("objective-c")),
         ("Bridge.mm", Some("objective-c")),
+        ("index.php", Some("php")),
+        ("view.PHTML", Some("php")),
         ("Makefile", None),
         ("dir.py/file", None),
         ("x.txt", None),

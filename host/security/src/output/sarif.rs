@@ -192,7 +192,7 @@ fn result_of(f: &Finding, rule_index: usize) -> Value {
         let meta: BTreeMap<&String, &String> = f.metadata.iter().collect();
         props.insert("metadata".into(), json!(meta));
     }
-    json!({
+    let mut result = json!({
         "ruleId": f.rule_id,
         "ruleIndex": rule_index,
         "level": level(f.severity),
@@ -200,7 +200,50 @@ fn result_of(f: &Finding, rule_index: usize) -> Value {
         "locations": [location],
         "partialFingerprints": { "primaryLocationLineHash": format!("{}:1", f.id) },
         "properties": Value::Object(props),
-    })
+    });
+    if !f.flow.is_empty() {
+        result["codeFlows"] = code_flows(f);
+    }
+    result
+}
+
+/// A taint finding's flow as one SARIF code flow with one thread flow:
+/// each step a location with its line, snippet and what happens there.
+fn code_flows(f: &Finding) -> Value {
+    let last = f.flow.len() - 1;
+    let locations: Vec<Value> = f
+        .flow
+        .iter()
+        .enumerate()
+        .map(|(i, step)| {
+            let mut region = json!({ "startLine": step.line.max(1) });
+            if !step.snippet.is_empty() {
+                region["snippet"] = json!({ "text": step.snippet });
+            }
+            let kinds = match i {
+                0 => vec!["source"],
+                i if i == last => vec!["sink"],
+                _ => vec!["taint"],
+            };
+            json!({
+                "location": {
+                    "physicalLocation": {
+                        "artifactLocation": { "uri": uri_path(&step.file), "uriBaseId": SRCROOT },
+                        "region": region,
+                    },
+                    "message": { "text": step.note },
+                },
+                "kinds": kinds,
+                "nestingLevel": 0,
+                "executionOrder": i + 1,
+            })
+        })
+        .collect();
+    let source = &f.flow[0];
+    json!([{
+        "message": { "text": format!("{} (line {}) reaches line {}", source.note, source.line, f.location.start_line) },
+        "threadFlows": [{ "locations": locations }],
+    }])
 }
 
 /// The findings as SARIF results, serialized one by one as they are
