@@ -1,7 +1,9 @@
 //! The PHP adapter (`LANGUAGE_PHP`: files with HTML around `<?php`):
 //! node kinds and the language constructs that act as calls — `echo`,
-//! `print`, `include`/`require`, backticks, casts (`(int) $x`) — so that
-//! the spec can name them as sinks and sanitizers like functions.
+//! `print`, `include`/`require`, backticks, casts (`(int) $x`), and the
+//! request body `file_get_contents('php://input')` (the call `php://input`)
+//! — so that the spec can name them as sources, sinks and sanitizers like
+//! functions.
 
 use agent_syntax::tree_sitter::Node;
 
@@ -96,6 +98,24 @@ pub(super) fn call_parts<'t>(node: Node<'t>, src: &str) -> Option<CallParts<'t>>
         });
     }
     match kind {
+        // Reading the request body: `file_get_contents('php://input')` is
+        // the call `php://input` (a source, not a file or a request).
+        "function_call_expression" => {
+            let f = field("function").map(|f| squash(f, src))?;
+            let (args, positional) = arg_nodes(field("arguments"));
+            let first = args
+                .first()
+                .map(|a| src[a.byte_range()].trim().to_string())?;
+            let body = matches!(f.as_str(), "file_get_contents" | "fopen")
+                && first.trim_matches(['"', '\'']).starts_with("php://input");
+            body.then(|| CallParts {
+                callee: "php://input".to_string(),
+                receiver: None,
+                args,
+                positional,
+                name: "php://input".to_string(),
+            })
+        }
         "cast_expression" => {
             let ty = field("type").map(|t| squash(t, src)).unwrap_or_default();
             let callee = format!("({})", ty.to_ascii_lowercase());

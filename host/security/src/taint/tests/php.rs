@@ -97,6 +97,17 @@ $nodes = $xp->query("//p[" . $_GET['page'] . "]");
 }
 
 #[test]
+fn the_request_body_is_a_source_and_reading_it_is_not_a_file_access() {
+    let code = r#"<?php
+$body = file_get_contents('php://input');
+$data = json_decode($body, true);
+$rows = mysqli_query($link, "SELECT * FROM t WHERE k = '" . $data["k"] . "'");
+$conf = file_get_contents("/etc/app/config.json");
+"#;
+    assert_eq!(php(code), vec![("PHP-TAINT-SQLI".into(), 4)]);
+}
+
+#[test]
 fn a_laravel_request_and_a_helper_function_carry_taint() {
     let bad = r#"<?php
 namespace App\Http\Controllers;
