@@ -91,7 +91,8 @@ async fn syntax_languages_lists_the_bundled_grammars() {
             "ruby",
             "c",
             "cpp",
-            "objective-c"
+            "objective-c",
+            "php",
         ])
     );
 }

@@ -205,6 +205,7 @@ impl<'a, 't> Analyzer<'a, 't> {
                 src,
                 params: if i < 64 { 1 << i } else { 0 },
                 opaque: false,
+                local: false,
             };
             fr.vars.insert(p.clone(), Some(t));
         }
@@ -238,7 +239,7 @@ impl<'a, 't> Analyzer<'a, 't> {
             for c in cats {
                 // An opaque value (a parsed document, another module's
                 // result) is not HTML text built from the input.
-                if t.src && t.hits(c) && !t.opaque {
+                if t.reports(c) && !t.opaque {
                     self.hits.push(Hit {
                         category: c,
                         span: (line, 1, line, 1),
@@ -418,7 +419,8 @@ impl<'a, 't> Analyzer<'a, 't> {
     }
 
     fn source(&self, n: Node<'t>, text: &str) -> T {
-        Some(Taint::source(line_of(n), format!("source: {text}")))
+        let local = matches(&self.spec.local_sources, text);
+        Some(Taint::source(line_of(n), format!("source: {text}"), local))
     }
 
     fn ident(&mut self, fr: &mut Frame, n: Node<'t>) -> T {
@@ -617,7 +619,7 @@ impl<'a, 't> Analyzer<'a, 't> {
             line: line_of(node),
             note: format!("sink: {what}"),
         };
-        if t.src {
+        if t.reports(c) {
             self.hits.push(Hit {
                 category: c,
                 span: span_of(node),

@@ -23,7 +23,12 @@ impl<'t> Analyzer<'_, 't> {
             for a in &parts.args {
                 self.eval(fr, *a);
             }
-            return Some(Taint::source(line_of(n), format!("source: {callee}(…)")));
+            let local = matches(&self.spec.local_sources, &callee);
+            return Some(Taint::source(
+                line_of(n),
+                format!("source: {callee}(…)"),
+                local,
+            ));
         }
         let recv = parts.receiver.and_then(|r| self.eval(fr, r));
         let args: Vec<T> = parts.args.iter().map(|a| self.eval(fr, *a)).collect();
@@ -165,7 +170,7 @@ impl<'t> Analyzer<'_, 't> {
                     }
                     let passed = a.step(line_of(n), format!("passed to {}()", s.name));
                     let flow = passed.then(&ps.flow);
-                    if a.src {
+                    if a.reports(ps.category) {
                         self.hits.push(super::analyze::Hit {
                             category: ps.category,
                             span: ps.span,

@@ -57,6 +57,12 @@ pub struct RawSources {
     /// (`RequestParam` matches `@RequestParam("id")`).
     #[serde(default)]
     pub param_annotations: Vec<String>,
+    /// Which of `exprs` and `calls` are local: the input of the user who
+    /// runs the program (command line, environment, standard input). A
+    /// file path built only from them is not a finding; every other sink
+    /// still is.
+    #[serde(default)]
+    pub local: Vec<String>,
 }
 
 /// One sink family.
@@ -179,6 +185,8 @@ pub struct LangSpec {
     pub source_exprs: Vec<Pat>,
     /// Source calls.
     pub source_calls: Vec<Pat>,
+    /// The local ones among both (`sources.local`).
+    pub local_sources: Vec<Pat>,
     /// Decorators marking untrusted parameters.
     pub param_decorators: Vec<String>,
     /// Annotations marking untrusted parameters.
@@ -258,6 +266,7 @@ impl Specs {
         let pats = |v: &[String]| v.iter().map(|p| Pat::new(p)).collect::<Vec<_>>();
         s.source_exprs.extend(pats(&raw.sources.exprs));
         s.source_calls.extend(pats(&raw.sources.calls));
+        s.local_sources.extend(pats(&raw.sources.local));
         s.param_decorators
             .extend(raw.sources.param_decorators.iter().cloned());
         s.param_annotations
@@ -315,6 +324,14 @@ fn check(raw: &RawSpec) -> Result<(), (String, String)> {
             .collect::<Vec<_>>()
             .join(", ")
     };
+    for (i, l) in raw.sources.local.iter().enumerate() {
+        if !raw.sources.exprs.contains(l) && !raw.sources.calls.contains(l) {
+            return Err((
+                format!("sources.local[{i}]"),
+                format!("`{l}` is not one of this entry's `sources.exprs` or `sources.calls`"),
+            ));
+        }
+    }
     for (i, k) in raw.sinks.iter().enumerate() {
         if Category::parse(&k.category).is_none() {
             return Err((

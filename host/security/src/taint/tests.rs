@@ -104,6 +104,66 @@ fn a_taint_section_extends_the_builtin_specs_and_bad_entries_name_the_field() {
             .to_string();
     assert!(e.contains("taint[0].language"), "{e}");
     assert!(e.contains("`cobol` has no taint adapter"), "{e}");
+
+    let e = crate::SecurityConfig::parse(
+        "taint:\n  - language: python\n    sources:\n      calls: [get_user_input]\n      local: [read_cli]\n",
+        Path::new(".security.yaml"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("taint[0].sources.local[0]"), "{e}");
+    assert!(
+        e.contains("`read_cli` is not one of this entry's `sources.exprs` or `sources.calls`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_path_from_the_local_users_input_is_not_a_finding_but_other_sinks_and_remote_input_are() {
+    // The command line, the environment and stdin name files the user who
+    // runs the program may open anyway.
+    let local = r#"
+import os, sys
+def main():
+    name = sys.argv[1]
+    with open(name) as f:
+        print(f.read())
+    with open(os.environ["CONFIG"] + "/app.ini") as f:
+        pass
+    open(input("file? "))
+"#;
+    assert_eq!(rules("python", local), Vec::<String>::new());
+    // The same local input into a shell is still command injection.
+    let shell = "import os, sys
+os.system('ls ' + sys.argv[1])
+";
+    assert_eq!(rules("python", shell), vec!["PY-TAINT-CMDI"]);
+    // A path from a request, or from a request and the command line, is.
+    let remote = r#"
+import sys
+from flask import request
+@app.route("/f")
+def f():
+    open(request.args["p"])
+    open(sys.argv[1] + request.args["q"])
+    return "ok"
+"#;
+    assert_eq!(
+        hits("python", remote),
+        vec![
+            ("PY-TAINT-PATH".to_string(), 6),
+            ("PY-TAINT-PATH".to_string(), 7)
+        ]
+    );
+    // JavaScript: process.argv names a file; a query parameter does not.
+    let js = "const fs = require('fs');
+fs.readFileSync(process.argv[2]);
+app.get('/', (req, res) => { fs.readFileSync(req.query.f); });
+";
+    assert_eq!(
+        hits("javascript", js),
+        vec![("JS-TAINT-PATH".to_string(), 3)]
+    );
 }
 
 #[test]

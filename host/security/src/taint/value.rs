@@ -35,21 +35,36 @@ pub struct Taint {
     /// made of tainted text. Concatenation, formatting, f-strings and
     /// indexing make it text again.
     pub opaque: bool,
+    /// Derives only from local sources (the spec's `sources.local`: the
+    /// command line, the environment, standard input): the input of the
+    /// user who runs the program, not of a remote one.
+    pub local: bool,
 }
 
 /// A value: tainted or not.
 pub type T = Option<Taint>;
 
 impl Taint {
-    /// A value straight from a source.
-    pub fn source(line: u32, note: String) -> Taint {
+    /// A value straight from a source (`local`: one of the spec's local
+    /// sources).
+    pub fn source(line: u32, note: String, local: bool) -> Taint {
         Taint {
             flow: Rc::new(vec![Step { line, note }]),
             cleared: 0,
             src: true,
             params: 0,
             opaque: false,
+            local,
         }
+    }
+
+    /// Whether reaching a sink of `c` is a finding: the value derives from
+    /// a source, is not cleaned for `c`, and is not a path the local user
+    /// chose (opening the file named on the command line or in the
+    /// environment is what such a program is for; the user could open it
+    /// anyway).
+    pub fn reports(&self, c: Category) -> bool {
+        self.src && self.hits(c) && !(self.local && c == Category::Path)
     }
 
     /// Whether it is dangerous for `c`.
@@ -104,6 +119,13 @@ pub fn union(a: T, b: T) -> T {
                 (false, true) => b.cleared,
                 _ => a.cleared & b.cleared,
             };
+            // Local only when every source side is local.
+            let local = match (a.src, b.src) {
+                (true, true) => a.local && b.local,
+                (true, false) => a.local,
+                (false, true) => b.local,
+                (false, false) => false,
+            };
             let (cleared, src, params, opaque) = (
                 cleared,
                 a.src || b.src,
@@ -116,6 +138,7 @@ pub fn union(a: T, b: T) -> T {
                 src,
                 params,
                 opaque,
+                local,
                 ..base
             })
         }
