@@ -4,6 +4,8 @@
 //! `codeFlows` (valid against the official schema) and to JSON, and stays
 //! quiet on constant `eval` and a pickle of a local file (issue 16, item 4).
 
+use serde_json::Value;
+
 use super::code;
 use super::security::{audit, audit_json, copy_tree, fixtures, sandbox, triples, validate};
 
@@ -11,6 +13,35 @@ fn tree() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tmp");
     copy_tree(&fixtures().join("taint"), dir.path());
     dir
+}
+
+/// The results of a SARIF audit of `dir` (findings: exit 1), after the
+/// report was validated against the SARIF 2.1.0 schema.
+pub(super) fn sarif_results(sb: &agent_tests::Sandbox, dir: &std::path::Path) -> Vec<Value> {
+    let out_dir = tempfile::tempdir().expect("tmp");
+    let sarif = out_dir.path().join("report.sarif");
+    let f = sarif.display().to_string();
+    let out = audit(sb, dir, &["--output", "sarif", "--out", &f]);
+    assert_eq!(code(&out), 1, "{:?}", agent_tests::text(&out));
+    validate("sarif", &sarif);
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif).expect("sarif")).expect("json");
+    doc["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .clone()
+}
+
+/// The first result of `rule` and the locations of its code flow.
+pub(super) fn thread_flow<'a>(results: &'a [Value], rule: &str) -> (&'a Value, &'a Vec<Value>) {
+    let r = results
+        .iter()
+        .find(|r| r["ruleId"] == rule)
+        .unwrap_or_else(|| panic!("no {rule} result"));
+    let locations = r["codeFlows"][0]["threadFlows"][0]["locations"]
+        .as_array()
+        .expect("thread flow locations");
+    (r, locations)
 }
 
 fn has(got: &[(String, String, u32)], rule: &str, file: &str, line: u32) -> bool {
@@ -85,22 +116,8 @@ fn taint_flows_in_five_languages_reach_json_and_sarif_code_flows() {
     assert!(lines.contains(&11), "the helper's return: {sqli:#}");
 
     // SARIF: schema-valid, with codeFlows.
-    let out_dir = tempfile::tempdir().expect("tmp");
-    let sarif = out_dir.path().join("report.sarif");
-    let f = sarif.display().to_string();
-    let out = audit(&sb, dir.path(), &["--output", "sarif", "--out", &f]);
-    assert_eq!(code(&out), 1, "{:?}", agent_tests::text(&out));
-    validate("sarif", &sarif);
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&sarif).expect("sarif")).expect("json");
-    let results = doc["runs"][0]["results"].as_array().expect("results");
-    let r = results
-        .iter()
-        .find(|r| r["ruleId"] == "PY-TAINT-SQLI")
-        .expect("PY-TAINT-SQLI result");
-    let locations = r["codeFlows"][0]["threadFlows"][0]["locations"]
-        .as_array()
-        .expect("thread flow locations");
+    let results = sarif_results(&sb, dir.path());
+    let (r, locations) = thread_flow(&results, "PY-TAINT-SQLI");
     assert!(locations.len() >= 3, "{r:#}");
     let first = &locations[0];
     assert_eq!(first["kinds"][0], "source");

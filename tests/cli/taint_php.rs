@@ -5,8 +5,7 @@
 //! quiet, and the call checks report a weak password hash and a cookie
 //! without `secure`.
 
-use super::code;
-use super::security::{audit, audit_json, sandbox, triples, validate};
+use super::security::{audit_json, sandbox, triples};
 
 const PAGE: &str = r#"<!doctype html>
 <html><body>
@@ -70,22 +69,8 @@ fn a_php_page_is_analysed_with_flows_and_its_safe_look_alikes_are_quiet() {
     );
 
     // SARIF: schema-valid, the PHP result with its code flow.
-    let out_dir = tempfile::tempdir().expect("tmp");
-    let sarif = out_dir.path().join("report.sarif");
-    let f = sarif.display().to_string();
-    let out = audit(&sb, dir.path(), &["--output", "sarif", "--out", &f]);
-    assert_eq!(code(&out), 1, "{:?}", agent_tests::text(&out));
-    validate("sarif", &sarif);
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&sarif).expect("sarif")).expect("json");
-    let results = doc["runs"][0]["results"].as_array().expect("results");
-    let xss = results
-        .iter()
-        .find(|r| r["ruleId"] == "PHP-TAINT-XSS")
-        .expect("PHP-TAINT-XSS result");
-    let locations = xss["codeFlows"][0]["threadFlows"][0]["locations"]
-        .as_array()
-        .expect("thread flow locations");
+    let results = super::taint::sarif_results(&sb, dir.path());
+    let (_, locations) = super::taint::thread_flow(&results, "PHP-TAINT-XSS");
     assert_eq!(locations[0]["kinds"][0], "source");
     assert_eq!(
         locations.last().expect("sink")["location"]["physicalLocation"]["region"]["startLine"],
