@@ -223,6 +223,12 @@ fn wiki(sb: &Sandbox, server: Option<&ModelServer>, args: &[&str]) -> Output {
         .expect("running agent")
 }
 
+/// The text of `docs/wiki/REL` in the sandbox's project.
+fn wiki_page(sb: &Sandbox, rel: &str) -> String {
+    let path = sb.project.path().join("docs/wiki").join(rel);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
 /// Every file under `dir` (relative path → text), the state file excluded.
 fn files(dir: &Path) -> BTreeMap<String, String> {
     fn walk(root: &Path, d: &Path, out: &mut BTreeMap<String, String>) {
@@ -685,12 +691,7 @@ fn the_test_report_runs_the_granted_runners_only() {
     // Without the grant: the page says the runner was not run and how to grant it.
     let out = wiki(&sb, None, &["--no-llm", "--test-report"]);
     ok(&out);
-    let page = std::fs::read_to_string(
-        sb.project
-            .path()
-            .join("docs/wiki/testing/test-execution.md"),
-    )
-    .expect("page");
+    let page = wiki_page(&sb, "testing/test-execution.md");
     assert!(
         page.contains("grant it with `--allow core-tools/shell:exec:cargo`"),
         "{page}"
@@ -712,16 +713,10 @@ fn the_test_report_runs_the_granted_runners_only() {
         ],
     );
     ok(&out);
-    let page = std::fs::read_to_string(
-        sb.project
-            .path()
-            .join("docs/wiki/testing/test-execution.md"),
-    )
-    .expect("page");
+    let page = wiki_page(&sb, "testing/test-execution.md");
     assert!(page.contains("| cargo | 1 | 0 | 0 |"), "{page}");
     assert!(!page.contains("Not run"), "{page}");
-    let index =
-        std::fs::read_to_string(sb.project.path().join("docs/wiki/_index.md")).expect("index");
+    let index = wiki_page(&sb, "_index.md");
     assert!(
         index.contains("[Test execution](testing/test-execution.md)"),
         "{index}"
