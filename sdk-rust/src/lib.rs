@@ -165,3 +165,42 @@ macro_rules! export_tools {
         };
     };
 }
+
+/// Exports the `prompt` interface of a prompt skill whose fragments are
+/// fixed text, the same for every context: `(title, content, priority)`
+/// each, in the order given (a lower `priority` is more important: kept
+/// first when the host trims the fragments to the skill's token budget).
+///
+/// ```
+/// agent_skill_sdk::export_fragments![
+///     ("style", "Answer briefly.", 0),
+///     ("checklist", include_str!("../README.md"), 40),
+/// ];
+/// # fn main() {}
+/// ```
+#[macro_export]
+macro_rules! export_fragments {
+    ($(($title:expr, $content:expr, $priority:expr)),* $(,)?) => {
+        const _: () = {
+            use $crate::wit::prompt_skill::exports::agent::skill::prompt as __prompt;
+
+            struct AgentSkillFragments;
+
+            impl __prompt::Guest for AgentSkillFragments {
+                fn fragments(
+                    _context: __prompt::PromptContext,
+                ) -> ::std::vec::Vec<__prompt::PromptFragment> {
+                    ::std::vec![$(
+                        __prompt::PromptFragment {
+                            title: ::std::string::ToString::to_string($title),
+                            content: ::std::string::ToString::to_string($content),
+                            priority: $priority,
+                        }
+                    ),*]
+                }
+            }
+
+            $crate::wit::prompt_skill::export!(AgentSkillFragments with_types_in $crate::wit::prompt_skill);
+        };
+    };
+}
