@@ -279,15 +279,19 @@ fn check_links(dir: &Path, all: &BTreeMap<String, String>) {
     assert!(checked > 30, "only {checked} links checked");
 }
 
-/// The edges of the first Mermaid `graph` block of `page`, by label.
-fn mermaid_edges(page: &str) -> BTreeSet<(String, String)> {
-    let block = page
-        .split("```mermaid\n")
+/// The text of the first fenced block of `lang` in `page`.
+fn first_block<'a>(page: &'a str, lang: &str) -> &'a str {
+    page.split(format!("```{lang}\n").as_str())
         .nth(1)
-        .expect("a mermaid block")
+        .unwrap_or_else(|| panic!("no {lang} block in:\n{page}"))
         .split("```")
         .next()
-        .expect("block");
+        .expect("block")
+}
+
+/// The edges of the first Mermaid `graph` block of `page`, by label.
+fn mermaid_edges(page: &str) -> BTreeSet<(String, String)> {
+    let block = first_block(page, "mermaid");
     let mut names = BTreeMap::new();
     let mut edges = BTreeSet::new();
     for line in block.lines().map(str::trim) {
@@ -613,13 +617,7 @@ fn every_format_writes_appendix_d_with_links_that_resolve() {
         }
         if diagrams == "dot" {
             // Every DOT edge is an import edge, every import edge is drawn.
-            let block = deps
-                .split("```dot\n")
-                .nth(1)
-                .expect("dot")
-                .split("```")
-                .next()
-                .expect("block");
+            let block = first_block(deps, "dot");
             let mut names = BTreeMap::new();
             let mut edges = BTreeSet::new();
             for l in block.lines().map(str::trim) {
